@@ -1,0 +1,54 @@
+"""mcpkit: the Model Context Protocol SDK (`import mcp`). Lazy facade over the official names.
+
+There is deliberately no `mcp.MCPServer`: import it from `mcp.server`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from mcp import types as types
+
+_OWNER = {
+    "Client": "mcp.client.client",
+    "ClientSession": "mcp.client.session",
+    "StdioServerParameters": "mcp.client.stdio",
+    "stdio_client": "mcp.client.stdio",
+    "stdio_server": "mcp.server.stdio",
+    "ServerSession": "mcp.server.session",
+    "MCPError": "mcp.shared.exceptions",
+    "MCPDeprecationWarning": "mcp.shared.exceptions",
+    "NoBackChannelError": "mcp.shared.exceptions",
+    "UrlElicitationRequiredError": "mcp.shared.exceptions",
+    "InputRequiredRoundsExceededError": "mcp.shared.exceptions",
+    "InvalidUriTemplate": "mcp.shared.exceptions",
+}
+
+__all__ = sorted([*_OWNER, "types"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _OWNER.get(name)
+    if module is None:
+        if not name.startswith("_") and name in types.__all__:
+            return getattr(types, name)
+        raise AttributeError(f"module 'mcp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from mcp.client.client import Client as Client
+    from mcp.client.session import ClientSession as ClientSession
+    from mcp.client.stdio import StdioServerParameters as StdioServerParameters
+    from mcp.client.stdio import stdio_client as stdio_client
+    from mcp.server.session import ServerSession as ServerSession
+    from mcp.server.stdio import stdio_server as stdio_server
+    from mcp.shared.exceptions import InputRequiredRoundsExceededError as InputRequiredRoundsExceededError
+    from mcp.shared.exceptions import InvalidUriTemplate as InvalidUriTemplate
+    from mcp.shared.exceptions import MCPDeprecationWarning as MCPDeprecationWarning
+    from mcp.shared.exceptions import MCPError as MCPError
+    from mcp.shared.exceptions import NoBackChannelError as NoBackChannelError
+    from mcp.shared.exceptions import UrlElicitationRequiredError as UrlElicitationRequiredError

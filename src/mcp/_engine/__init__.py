@@ -1,0 +1,1 @@
+"""The anyio engine: drives a connection's messages over a pair of streams."""

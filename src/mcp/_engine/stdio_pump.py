@@ -1,0 +1,82 @@
+"""The two loops every stdio transport runs: bytes -> framed JSON messages, messages -> lines.
+
+Shared by the server (`mcp.server.stdio`) and the client (`mcp.client.stdio`) transports.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.framing import OVERSIZED, LineFramer
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import INVALID_REQUEST
+
+logger = logging.getLogger("mcp.stdio")
+
+
+class OversizedMessage(ValueError):
+    """A line longer than the configured limit; answered as an invalid request."""
+
+    code = INVALID_REQUEST
+
+
+async def pump_in(
+    read: Callable[[], Awaitable[bytes]],
+    sink: MemoryObjectSendStream[SessionMessage | Exception],
+    max_line: int,
+) -> None:
+    """Read until EOF, sending each decoded message (or the parse error) to `sink`; closes it."""
+    framer = LineFramer(max_line)
+    async with sink:
+        while True:
+            try:
+                data = await read()
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                data = b""
+            if not data:
+                tail = framer.flush()
+                frames: list[Any] = [tail] if tail is not None else []
+            else:
+                frames = framer.feed(data)
+            for frame in frames:
+                if frame is OVERSIZED:
+                    item: SessionMessage | Exception = OversizedMessage(
+                        f"Invalid Request: message larger than the {max_line}-byte limit"
+                    )
+                else:
+                    try:
+                        item = SessionMessage(decode(frame))
+                    except ParseError as exc:
+                        item = exc
+                try:
+                    await sink.send(item)
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    return
+            if not data:
+                return
+
+
+async def pump_out(source: MemoryObjectReceiveStream[SessionMessage], write: Callable[[bytes], Awaitable[None]]) -> None:
+    """Write each message as one line; batches what is already queued into one write."""
+    async with source:
+        async for item in source:
+            lines = [encode(item.message)]
+            while True:
+                try:
+                    lines.append(encode(source.receive_nowait().message))
+                except anyio.WouldBlock:
+                    break
+                except (anyio.EndOfStream, anyio.ClosedResourceError):
+                    break
+            lines.append("")
+            try:
+                await write("\n".join(lines).encode())
+            except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                logger.debug("stdio peer went away; dropping output")
+                return

@@ -1,0 +1,1 @@
+"""The sans-IO protocol core: pure functions and data, no I/O."""

@@ -1,0 +1,3 @@
+from mcp.cli import main
+
+raise SystemExit(main())

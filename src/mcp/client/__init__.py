@@ -1,0 +1,33 @@
+"""MCP clients: `Client`, `ClientSession` and transports. Lazy facade."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_OWNER = {
+    "Client": "mcp.client.client",
+    "ClientSession": "mcp.client.session",
+    "ClientRequestContext": "mcp.client.session",
+    "StdioServerParameters": "mcp.client.stdio",
+    "stdio_client": "mcp.client.stdio",
+}
+
+__all__ = sorted(_OWNER)
+
+
+def __getattr__(name: str) -> Any:
+    module = _OWNER.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp.client' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from mcp.client.client import Client as Client
+    from mcp.client.session import ClientRequestContext as ClientRequestContext
+    from mcp.client.session import ClientSession as ClientSession
+    from mcp.client.stdio import StdioServerParameters as StdioServerParameters
+    from mcp.client.stdio import stdio_client as stdio_client

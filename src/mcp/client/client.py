@@ -1,0 +1,209 @@
+"""`Client`: the one-object MCP client, in memory, over stdio, or over HTTP.
+
+`Client(server)` with an `MCPServer` or `Server` runs it in this process (no framing at all);
+`Client(StdioServerParameters(...))` starts a subprocess; `Client("http://...")` speaks Streamable
+HTTP; any transport (an async context manager yielding `(read, write)`) works too.
+
+Eras: `mode="auto"` probes with `server/discover` and falls back to `initialize`; `mode="legacy"`
+always does the handshake; `mode="2026-07-28"` pins the stateless wire.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError, single_leaf
+from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
+
+
+class Client:
+    def __init__(
+        self,
+        server: Any,
+        *,
+        raise_exceptions: bool = False,
+        read_timeout_seconds: float | None = None,
+        sampling_callback: Any = None,
+        sampling_capabilities: Any = None,
+        list_roots_callback: Any = None,
+        logging_callback: Any = None,
+        log_level: str | None = None,
+        message_handler: Any = None,
+        client_info: Any = None,
+        mode: str = "auto",
+        prior_discover: Any = None,
+        elicitation_callback: Any = None,
+        input_required_max_rounds: int = 10,
+        extensions: Any = None,
+        cache: Any = None,
+    ) -> None:
+        if mode in HANDSHAKE_VERSIONS:
+            raise ValueError(
+                f"mode={mode!r} is a handshake-era protocol version; use mode='legacy' to speak it "
+                "(the server then negotiates the version in initialize)"
+            )
+        if mode not in ("auto", "legacy", *MODERN_VERSIONS):
+            raise ValueError(f"mode must be 'auto', 'legacy' or one of {list(MODERN_VERSIONS)}; got {mode!r}")
+        self._server = server
+        self._mode = mode
+        self._prior_discover = prior_discover
+        self._raise_exceptions = raise_exceptions
+        self._session_kwargs: dict[str, Any] = {
+            "read_timeout_seconds": read_timeout_seconds, "sampling_callback": sampling_callback,
+            "sampling_capabilities": sampling_capabilities, "list_roots_callback": list_roots_callback,
+            "logging_callback": logging_callback, "message_handler": message_handler, "client_info": client_info,
+            "elicitation_callback": elicitation_callback,
+        }
+        self._log_level = log_level
+        self.input_required_max_rounds = input_required_max_rounds
+        self._session: ClientSession | None = None
+        self._stack: AsyncExitStack | None = None
+        self._used = False
+        self._tools: dict[str, Any] = {}
+        self._validators: dict[str, tuple[Any, Any]] = {}
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        if self._used:
+            raise RuntimeError("A Client can be entered only once; create a new Client to reconnect")
+        self._used = True
+        stack = AsyncExitStack()
+        await stack.__aenter__()
+        try:
+            read_stream, write_stream = await stack.enter_async_context(self._transport())
+            tg = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(tg.cancel_scope.cancel)
+            session = ClientSession(read_stream, write_stream, **self._session_kwargs)
+            tg.start_soon(session.peer.run)
+            self._session = session
+            await self._connect(session)
+        except BaseException as exc:
+            self._session = None
+            try:
+                await stack.__aexit__(type(exc), exc, exc.__traceback__)
+            except BaseException as group:
+                leaf = single_leaf(group)
+                raise leaf from (None if leaf is not group else group.__cause__)
+            leaf = single_leaf(exc)
+            if leaf is exc:
+                raise
+            raise leaf from None
+        self._stack = stack
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        stack, self._stack = self._stack, None
+        self._session = None
+        if stack is None:
+            return None
+        try:
+            return await stack.__aexit__(*exc_info)
+        except BaseException as group:
+            leaf = single_leaf(group)
+            if leaf is group:
+                raise
+            raise leaf from None
+
+    def _transport(self) -> Any:
+        from mcp.client.transports import open_transport
+
+        return open_transport(self._server, raise_exceptions=self._raise_exceptions)
+
+    async def _connect(self, session: ClientSession) -> None:
+        mode = self._mode
+        if mode == "legacy":
+            await session.initialize(LATEST_HANDSHAKE_VERSION)
+            return
+        if self._prior_discover is not None:
+            session.use_modern(MODERN_VERSIONS[-1] if mode == "auto" else mode)
+            session.discover_result = self._prior_discover
+            session.server_capabilities = self._prior_discover.capabilities
+            session.instructions = self._prior_discover.instructions
+            return
+        version = MODERN_VERSIONS[-1] if mode == "auto" else mode
+        try:
+            await session.discover(version)
+        except MCPError:
+            if mode != "auto":
+                raise
+            await session.initialize(LATEST_HANDSHAKE_VERSION)
+
+    @property
+    def session(self) -> ClientSession:
+        if self._session is None:
+            raise RuntimeError("Client must be used within an async context manager")
+        return self._session
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.session.protocol_version
+
+    @property
+    def server_info(self) -> Any:
+        return self.session.server_info
+
+    @property
+    def server_capabilities(self) -> Any:
+        return self.session.server_capabilities
+
+    @property
+    def instructions(self) -> str | None:
+        return self.session.instructions
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def send_ping(self) -> Any:
+        return await self.session.send_ping()
+
+    async def list_tools(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
+                         cache_mode: str = "use") -> Any:
+        result = await self.session.list_tools(cursor, meta=meta)
+        for tool in result.tools:
+            self._tools[tool.name] = tool
+        return result
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
+                        read_timeout_seconds: float | None = None, progress_callback: Any = None, *,
+                        input_responses: dict[str, Any] | None = None, request_state: str | None = None,
+                        meta: dict[str, Any] | None = None) -> Any:
+        """Call a tool; a result whose `structured_content` breaks the tool's declared
+        `output_schema` raises (never for `is_error` results)."""
+        result = await self.session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
+                                              input_responses=input_responses, request_state=request_state)
+        if not result.is_error and getattr(result, "result_type", None) in (None, "complete"):
+            await self._check_structured(name, result)
+        return result
+
+    async def _check_structured(self, name: str, result: Any) -> None:
+        tool = self._tools.get(name)
+        if tool is None:
+            await self._refresh_tools()
+            tool = self._tools.get(name)
+        schema = None if tool is None else tool.output_schema
+        if schema is None:
+            return
+        if result.structured_content is None:
+            raise RuntimeError(f"Invalid structured content returned by tool {name}: the tool declares an output "
+                               "schema but returned no structured content")
+        cached = self._validators.get(name)
+        if cached is None or cached[0] is not schema:
+            from mcp.client.output_validation import compile_validator
+
+            cached = (schema, compile_validator(schema))
+            self._validators[name] = cached
+        error = cached[1](result.structured_content)
+        if error is not None:
+            raise RuntimeError(f"Invalid structured content returned by tool {name}: {error}")
+
+    async def _refresh_tools(self) -> None:
+        cursor: str | None = None
+        while True:
+            page = await self.list_tools(cursor=cursor)
+            cursor = page.next_cursor
+            if not cursor:
+                return

@@ -1,0 +1,276 @@
+"""`ClientSession`: the client side of one connection.
+
+Typed methods for each request; incoming server->client requests answered by the registered
+callbacks (a missing callback answers with an error, so the server never hangs). On the 2026-07-28
+wire every request carries the protocol version and client capabilities in `_meta`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcp._engine.peer import Peer, ReadStream, WriteStream
+from mcp._protocol import messages as m
+from mcp.shared.exceptions import MCPError
+from mcp.types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp.types.version import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LATEST_HANDSHAKE_VERSION,
+    LATEST_PROTOCOL_VERSION,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+)
+
+logger = logging.getLogger("mcp.client")
+
+ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
+
+
+class ClientRequestContext:
+    """What a client callback knows about the server's request."""
+
+    __slots__ = ("meta", "request_id", "session")
+
+    def __init__(self, session: ClientSession, request_id: Any, meta: dict[str, Any] | None) -> None:
+        self.session = session
+        self.request_id = request_id
+        self.meta = meta
+
+
+def _types() -> Any:
+    import mcp.types
+
+    return mcp.types
+
+
+class ClientSession:
+    def __init__(
+        self,
+        read_stream: ReadStream,
+        write_stream: WriteStream,
+        read_timeout_seconds: float | None = None,
+        sampling_callback: Any = None,
+        elicitation_callback: Any = None,
+        list_roots_callback: Any = None,
+        logging_callback: Any = None,
+        message_handler: Any = None,
+        client_info: Any = None,
+        sampling_capabilities: Any = None,
+    ) -> None:
+        self.peer = Peer(read_stream, write_stream, role="client", on_request=self._on_request,
+                         on_notification=self._on_notification)
+        self.read_timeout_seconds = read_timeout_seconds
+        self._sampling = sampling_callback
+        self._elicitation = elicitation_callback
+        self._roots = list_roots_callback
+        self._logging = logging_callback
+        self._message_handler = message_handler
+        self._sampling_capabilities = sampling_capabilities
+        self.client_info = client_info or _types().Implementation(name="mcp", version=_package_version())
+        self.protocol_version: str | None = None
+        self.initialize_result: Any = None
+        self.discover_result: Any = None
+        self.server_info: Any = None
+        self.server_capabilities: Any = None
+        self.instructions: str | None = None
+        self._modern_meta: dict[str, Any] | None = None
+        self._progress: dict[Any, ProgressCallback] = {}
+        self._progress_tokens = iter(range(1, 1 << 62))
+
+    # -- capabilities and era -----------------------------------------------------------------
+
+    def capabilities(self) -> Any:
+        t = _types()
+        caps = t.ClientCapabilities()
+        if self._sampling is not None:
+            caps.sampling = self._sampling_capabilities or t.SamplingCapability()
+        if self._elicitation is not None:
+            caps.elicitation = t.ElicitationCapability(form=t.FormElicitationCapability(), url=t.UrlElicitationCapability())
+        if self._roots is not None:
+            caps.roots = t.RootsCapability(list_changed=True)
+        return caps
+
+    def use_modern(self, version: str = LATEST_PROTOCOL_VERSION) -> None:
+        """Speak the stateless wire: stamp version, capabilities and client info on every request."""
+        self.protocol_version = version
+        self.peer.protocol_version = version
+        self._modern_meta = {
+            PROTOCOL_VERSION_META_KEY: version,
+            CLIENT_CAPABILITIES_META_KEY: self.capabilities().to_wire(),
+            CLIENT_INFO_META_KEY: self.client_info.to_wire(),
+        }
+
+    async def initialize(self, protocol_version: str = LATEST_HANDSHAKE_VERSION) -> Any:
+        """The handshake: `initialize`, then `notifications/initialized`."""
+        t = _types()
+        raw = await self.peer.send_request("initialize", {
+            "protocolVersion": protocol_version,
+            "capabilities": self.capabilities().to_wire(),
+            "clientInfo": self.client_info.to_wire(),
+        }, timeout=self.read_timeout_seconds)
+        result = t.InitializeResult.model_validate(raw)
+        self.initialize_result = result
+        self.protocol_version = result.protocol_version
+        self.peer.protocol_version = result.protocol_version
+        self.server_info = result.server_info
+        self.server_capabilities = result.capabilities
+        self.instructions = result.instructions
+        await self.peer.send_notification("notifications/initialized")
+        return result
+
+    async def discover(self, protocol_version: str = LATEST_PROTOCOL_VERSION) -> Any:
+        """`server/discover` on the stateless wire; adopts that wire when the server answers."""
+        t = _types()
+        self.use_modern(protocol_version)
+        try:
+            raw = await self.send_request_raw("server/discover", None)
+        except BaseException:
+            self._modern_meta = None
+            self.protocol_version = None
+            raise
+        result = t.DiscoverResult.model_validate(raw)
+        self.discover_result = result
+        self.server_capabilities = result.capabilities
+        self.instructions = result.instructions
+        info = (result.meta or {}).get(SERVER_INFO_META_KEY)
+        self.server_info = t.Implementation.model_validate(info) if info else None
+        return result
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def send_request_raw(self, method: str, params: dict[str, Any] | None, *, timeout: float | None = None,
+                               progress_callback: ProgressCallback | None = None) -> dict[str, Any]:
+        modern = self._modern_meta
+        if modern is not None or progress_callback is not None:
+            params = dict(params) if params else {}
+            meta = dict(params.get("_meta") or {})
+            if modern is not None:
+                meta.update(modern)
+            token = None
+            if progress_callback is not None:
+                token = next(self._progress_tokens)
+                meta["progressToken"] = token
+                self._progress[token] = progress_callback
+            params["_meta"] = meta
+            try:
+                return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds)
+            finally:
+                if token is not None:
+                    self._progress.pop(token, None)
+        return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds)
+
+    async def send_request(self, request: Any, result_type: Any, *, request_read_timeout_seconds: float | None = None) -> Any:
+        """Send a typed request model (anything with `method` and `params`) and validate the result."""
+        params = request.params
+        wire = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params is not None else None
+        raw = await self.send_request_raw(request.method, wire, timeout=request_read_timeout_seconds)
+        return result_type.model_validate(raw)
+
+    async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
+        await self.peer.send_notification(method, params)
+
+    async def send_ping(self) -> Any:
+        return _types().EmptyResult.model_validate(await self.send_request_raw("ping", None))
+
+    async def list_tools(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
+        return _types().ListToolsResult.model_validate(await self.send_request_raw("tools/list", _paginated(cursor, meta)))
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
+                        read_timeout_seconds: float | None = None, progress_callback: ProgressCallback | None = None,
+                        *, meta: dict[str, Any] | None = None, input_responses: dict[str, Any] | None = None,
+                        request_state: str | None = None) -> Any:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        if meta:
+            params["_meta"] = dict(meta)
+        if input_responses is not None:
+            params["inputResponses"] = input_responses
+        if request_state is not None:
+            params["requestState"] = request_state
+        raw = await self.send_request_raw("tools/call", params, timeout=read_timeout_seconds,
+                                          progress_callback=progress_callback)
+        return _types().CallToolResult.model_validate(raw)
+
+    # -- incoming -----------------------------------------------------------------------------
+
+    async def _on_request(self, message: dict[str, Any], metadata: Any) -> None:
+        request_id = message["id"]
+        method = message["method"]
+        params = message.get("params") or {}
+        try:
+            result = await self._answer(method, params, request_id)
+            response = m.result_response(request_id, result)
+        except MCPError as exc:
+            response = m.error_response(request_id, exc.code, exc.message, exc.data)
+        except Exception as exc:
+            logger.exception("client callback for %s failed", method)
+            response = m.error_response(request_id, -32603, f"Client error: {exc}")
+        await self.peer.send(response, answers=method)
+
+    async def _answer(self, method: str, params: dict[str, Any], request_id: Any) -> dict[str, Any]:
+        t = _types()
+        ctx = ClientRequestContext(self, request_id, params.get("_meta"))
+        if method == "ping":
+            return {}
+        if method == "elicitation/create":
+            if self._elicitation is None:
+                raise MCPError(METHOD_NOT_FOUND, "Elicitation not supported")
+            out = await self._elicitation(ctx, _validate(t.ElicitRequestParams, params))
+        elif method == "sampling/createMessage":
+            if self._sampling is None:
+                raise MCPError(METHOD_NOT_FOUND, "Sampling not supported")
+            out = await self._sampling(ctx, _validate(t.CreateMessageRequestParams, params))
+        elif method == "roots/list":
+            if self._roots is None:
+                raise MCPError(METHOD_NOT_FOUND, "List roots not supported")
+            out = await self._roots(ctx)
+        else:
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if isinstance(out, t.ErrorData):
+            raise MCPError(out.code, out.message, out.data)
+        return out.to_wire()
+
+    async def _on_notification(self, message: dict[str, Any], metadata: Any) -> None:
+        method = message["method"]
+        params = message.get("params") or {}
+        if method == "notifications/progress":
+            callback = self._progress.get(params.get("progressToken"))
+            if callback is not None:
+                await callback(params.get("progress", 0), params.get("total"), params.get("message"))
+        elif method == "notifications/message" and self._logging is not None:
+            await self._logging(_types().LoggingMessageNotificationParams.model_validate(params))
+        if self._message_handler is not None:
+            await self._message_handler(message)
+
+
+def _validate(model: Any, params: dict[str, Any]) -> Any:
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        return TypeAdapter(model).validate_python(params)
+    except ValidationError as exc:
+        raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+
+
+def _paginated(cursor: str | None, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    if cursor is None and not meta:
+        return None
+    params: dict[str, Any] = {}
+    if cursor is not None:
+        params["cursor"] = cursor
+    if meta:
+        params["_meta"] = dict(meta)
+    return params
+
+
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mcpkit")
+    except PackageNotFoundError:
+        return "0.0.0"

@@ -1,0 +1,35 @@
+"""MCP servers: `MCPServer` (high level) and `Server` (low level). Lazy facade."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_OWNER = {
+    "MCPServer": "mcp.server.mcpserver.server",
+    "Server": "mcp.server.lowlevel.server",
+    "NotificationOptions": "mcp.server.lowlevel.server",
+    "InitializationOptions": "mcp.server.lowlevel.server",
+    "ServerRequestContext": "mcp.server.context",
+    "ServerSession": "mcp.server.session",
+}
+
+__all__ = sorted(_OWNER)
+
+
+def __getattr__(name: str) -> Any:
+    module = _OWNER.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp.server' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext as ServerRequestContext
+    from mcp.server.lowlevel.server import InitializationOptions as InitializationOptions
+    from mcp.server.lowlevel.server import NotificationOptions as NotificationOptions
+    from mcp.server.lowlevel.server import Server as Server
+    from mcp.server.mcpserver.server import MCPServer as MCPServer
+    from mcp.server.session import ServerSession as ServerSession

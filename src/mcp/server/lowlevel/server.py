@@ -1,0 +1,283 @@
+"""The low-level `Server`: one handler table, one dispatch path, middleware around it.
+
+Every handler is `async (ctx: ServerRequestContext, params) -> Result`. Results go on the wire as
+returned (no wrapping, no inferred schema). `MCPServer` is built on this class.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Generic
+
+import anyio
+from typing_extensions import TypeVar
+
+from mcp.server.context import CallNext, Middleware, ServerRequestContext
+from mcp.server.session import ServerSession, validate_params
+from mcp.shared.exceptions import MCPError
+from mcp.types.jsonrpc import METHOD_NOT_FOUND
+
+logger = logging.getLogger("mcp.server")
+
+LifespanT = TypeVar("LifespanT", default=Any)
+Handler = Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]
+
+
+@asynccontextmanager
+async def _default_lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+    yield {}
+
+
+@dataclass(slots=True)
+class _Entry:
+    params_type: Any
+    handler: Handler
+
+
+@dataclass
+class NotificationOptions:
+    prompts_changed: bool = False
+    resources_changed: bool = False
+    tools_changed: bool = False
+
+
+@dataclass
+class InitializationOptions:
+    server_name: str
+    server_version: str
+    capabilities: Any
+    instructions: str | None = None
+    website_url: str | None = None
+    icons: list[Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+def _types() -> Any:
+    import mcp.types
+
+    return mcp.types
+
+
+# method -> (constructor keyword, params type name in mcp.types, params optional)
+_ON_METHODS: dict[str, tuple[str, str]] = {
+    "on_list_tools": ("tools/list", "PaginatedRequestParams"),
+    "on_call_tool": ("tools/call", "CallToolRequestParams"),
+    "on_list_resources": ("resources/list", "PaginatedRequestParams"),
+    "on_list_resource_templates": ("resources/templates/list", "PaginatedRequestParams"),
+    "on_read_resource": ("resources/read", "ReadResourceRequestParams"),
+    "on_subscribe_resource": ("resources/subscribe", "SubscribeRequestParams"),
+    "on_unsubscribe_resource": ("resources/unsubscribe", "UnsubscribeRequestParams"),
+    "on_subscriptions_listen": ("subscriptions/listen", "SubscriptionsListenRequestParams"),
+    "on_list_prompts": ("prompts/list", "PaginatedRequestParams"),
+    "on_get_prompt": ("prompts/get", "GetPromptRequestParams"),
+    "on_completion": ("completion/complete", "CompleteRequestParams"),
+    "on_set_logging_level": ("logging/setLevel", "SetLevelRequestParams"),
+}
+_OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
+_RESERVED = frozenset({"initialize", "server/discover"})
+
+
+class Server(Generic[LifespanT]):
+    """A low-level MCP server: a table of handlers, advertised exactly as registered."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        version: str = "",
+        title: str | None = None,
+        description: str | None = None,
+        instructions: str | None = None,
+        website_url: str | None = None,
+        icons: list[Any] | None = None,
+        cache_hints: dict[str, Any] | None = None,
+        lifespan: Callable[[Server[LifespanT]], AbstractAsyncContextManager[LifespanT]] = _default_lifespan,  # type: ignore[assignment]
+        on_ping: Handler | None = None,
+        **handlers: Handler | None,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.title = title
+        self.description = description
+        self.instructions = instructions
+        self.website_url = website_url
+        self.icons = icons
+        self.lifespan = lifespan
+        self.cache_hints: dict[str, Any] = dict(cache_hints or {})
+        self.middleware: list[Middleware] = []
+        self._request_handlers: dict[str, _Entry] = {}
+        self._notification_handlers: dict[str, _Entry] = {}
+        self._capability_hook: Callable[[Any], Any] | None = None
+        self._extensions: dict[str, dict[str, Any]] = {}
+        self._server_info_wire: dict[str, Any] | None = None
+        self._chain_cache: tuple[tuple[Middleware, ...], CallNext] | None = None
+        self._register_builtins(on_ping)
+        for keyword, handler in handlers.items():
+            if keyword not in _ON_METHODS:
+                raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
+            if handler is not None:
+                method, params_name = _ON_METHODS[keyword]
+                self._request_handlers[method] = _Entry(_LazyParams(params_name, method in _OPTIONAL_PARAMS), handler)
+
+    # -- registration -------------------------------------------------------------------------
+
+    def _register_builtins(self, on_ping: Handler | None) -> None:
+        from mcp.server.lowlevel import builtins
+
+        self._request_handlers["initialize"] = _Entry(_LazyParams("InitializeRequestParams", False), builtins.initialize)
+        self._request_handlers["server/discover"] = _Entry(None, builtins.discover)
+        self._request_handlers["ping"] = _Entry(None, on_ping or builtins.ping)
+
+    def add_request_handler(self, method: str, params_type: Any, handler: Handler) -> None:
+        """Serve a method MCP does not define (or replace a standard one); params are validated
+        into `params_type` before `handler` runs."""
+        if method in _RESERVED:
+            raise ValueError(
+                f"Cannot register a handler for {method!r}: the server answers it itself "
+                "(it negotiates the protocol version and advertises capabilities)."
+            )
+        self._request_handlers[method] = _Entry(params_type, handler)
+
+    def add_notification_handler(self, method: str, params_type: Any, handler: Handler) -> None:
+        self._notification_handlers[method] = _Entry(params_type, handler)
+
+    def get_request_handler(self, method: str) -> Handler | None:
+        entry = self._request_handlers.get(method)
+        return None if entry is None else entry.handler
+
+    def has_handler(self, method: str) -> bool:
+        return method in self._request_handlers
+
+    # -- identity and capabilities ----------------------------------------------------------
+
+    @property
+    def server_info_wire(self) -> dict[str, Any]:
+        info = self._server_info_wire
+        if info is None:
+            info = {"name": self.name, "version": self.version}
+            for key, value in (("title", self.title), ("description", self.description),
+                               ("websiteUrl", self.website_url)):
+                if value is not None:
+                    info[key] = value
+            if self.icons:
+                info["icons"] = [i if isinstance(i, dict) else i.to_wire() for i in self.icons]
+            self._server_info_wire = info
+        return info
+
+    def get_capabilities(self, notification_options: Any = None, experimental_capabilities: Any = None) -> Any:
+        """Capabilities derived from the handlers registered: nothing is claimed that is not served."""
+        t = _types()
+        has = self._request_handlers.__contains__
+        caps = t.ServerCapabilities()
+        if has("tools/list") or has("tools/call"):
+            caps.tools = t.ToolsCapability(list_changed=False)
+        if has("resources/list") or has("resources/read") or has("resources/templates/list"):
+            caps.resources = t.ResourcesCapability(subscribe=has("resources/subscribe") or None, list_changed=False)
+        if has("prompts/list") or has("prompts/get"):
+            caps.prompts = t.PromptsCapability(list_changed=False)
+        if has("completion/complete"):
+            caps.completions = t.CompletionsCapability()
+        if has("logging/setLevel"):
+            caps.logging = t.LoggingCapability()
+        if self._extensions:
+            caps.extensions = dict(self._extensions)
+        if experimental_capabilities:
+            caps.experimental = experimental_capabilities
+        if self._capability_hook is not None:
+            caps = self._capability_hook(caps)
+        return caps
+
+    def create_initialization_options(self, notification_options: Any = None,
+                                      experimental_capabilities: Any = None) -> InitializationOptions:
+        return InitializationOptions(
+            server_name=self.name, server_version=self.version,
+            capabilities=self.get_capabilities(notification_options, experimental_capabilities),
+            instructions=self.instructions, website_url=self.website_url, icons=self.icons,
+        )
+
+    def cache_hint_for(self, method: str) -> tuple[int, str]:
+        hint = self.cache_hints.get(method)
+        if hint is None:
+            return 0, "private"
+        return int(getattr(hint, "ttl_ms", 0)), str(getattr(hint, "scope", "private"))
+
+    # -- dispatch -----------------------------------------------------------------------------
+
+    async def _dispatch(self, ctx: ServerRequestContext[Any]) -> Any:
+        """The innermost call: find the handler, validate params once, run it."""
+        entry = self._request_handlers.get(ctx.method)
+        if entry is None:
+            if ctx.request_id is None:
+                return await self._dispatch_notification(ctx)
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {ctx.method}")
+        return await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
+
+    async def _dispatch_notification(self, ctx: ServerRequestContext[Any]) -> None:
+        entry = self._notification_handlers.get(ctx.method)
+        if entry is not None:
+            await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
+
+    def _chain(self, ctx: ServerRequestContext[Any]) -> Awaitable[Any]:
+        """Middleware composed once per change of the list (outermost first)."""
+        current = tuple(self.middleware)
+        cached = self._chain_cache
+        if cached is None or cached[0] != current:
+            call: CallNext = self._dispatch
+            for mw in reversed(current):
+                call = _bind(mw, call)
+            cached = self._chain_cache = (current, call)
+        return cached[1](ctx)
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def run(self, read_stream: Any, write_stream: Any, initialization_options: Any = None,
+                  raise_exceptions: bool = False, stateless: bool = False) -> None:
+        """Serve one connection over a pair of streams until the read stream ends."""
+        async with self.lifespan(self) as lifespan_context:
+            await self.serve_connection(read_stream, write_stream, lifespan_context,
+                                        raise_exceptions=raise_exceptions, stateless=stateless)
+
+    async def serve_connection(self, read_stream: Any, write_stream: Any, lifespan_context: Any, *,
+                               raise_exceptions: bool = False, stateless: bool = False) -> None:
+        session = ServerSession(self, read_stream, write_stream, lifespan_context=lifespan_context,
+                                raise_exceptions=raise_exceptions, stateless=stateless)
+        try:
+            await session.run()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await write_stream.aclose()
+
+    def streamable_http_app(self, **options: Any) -> Any:
+        from mcp.server.streamable_http_app import build_app
+
+        return build_app(self, **options)
+
+
+def _bind(mw: Middleware, call_next: CallNext) -> CallNext:
+    def call(ctx: ServerRequestContext[Any]) -> Awaitable[Any]:
+        return mw(ctx, call_next)
+
+    return call
+
+
+class _LazyParams:
+    """A params type named by its `mcp.types` name, resolved (and its validator built) on first use,
+    so constructing a server builds no model it will not use."""
+
+    __slots__ = ("_model", "name", "optional")
+
+    def __init__(self, name: str, optional: bool) -> None:
+        self.name = name
+        self.optional = optional
+        self._model: Any = None
+
+    def model_validate(self, params: Any) -> Any:
+        model = self._model
+        if model is None:
+            model = self._model = getattr(_types(), self.name)
+        if self.optional and not params:
+            return None
+        return model.model_validate(params)

@@ -1,0 +1,125 @@
+"""`Context`: what a tool, resource or prompt function may ask for by annotating a parameter."""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any, Generic
+
+from typing_extensions import TypeVar
+
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.mcpserver.server import MCPServer
+    from mcp.server.session import ServerSession
+
+LifespanT = TypeVar("LifespanT", default=Any)
+
+
+class Context(Generic[LifespanT]):
+    """The per-request handle injected into handlers. Cheap to build: a pair of references."""
+
+    __slots__ = ("_mcp_server", "_request_context")
+
+    def __init__(self, request_context: ServerRequestContext[Any] | None = None, mcp_server: MCPServer | None = None) -> None:
+        self._request_context = request_context
+        self._mcp_server = mcp_server
+
+    @property
+    def request_context(self) -> ServerRequestContext[LifespanT]:
+        if self._request_context is None:
+            raise ValueError("Context is not available outside of a request")
+        return self._request_context
+
+    @property
+    def mcp_server(self) -> MCPServer:
+        if self._mcp_server is None:
+            raise ValueError("Context is not bound to a server")
+        return self._mcp_server
+
+    @property
+    def request_id(self) -> str:
+        return str(self.request_context.request_id)
+
+    @property
+    def session(self) -> ServerSession:
+        return self.request_context.session
+
+    @property
+    def lifespan_context(self) -> LifespanT:
+        return self.request_context.lifespan_context
+
+    @property
+    def headers(self) -> Any:
+        return self.request_context.headers
+
+    @property
+    def protocol_version(self) -> str:
+        return self.request_context.protocol_version
+
+    @property
+    def client_capabilities(self) -> Any:
+        ctx = self.request_context
+        raw = ctx.extra.get("client_capabilities")
+        if raw is not None:
+            from mcp.types import ClientCapabilities
+
+            return ClientCapabilities.model_validate(raw)
+        return ctx.session.client_capabilities
+
+    @property
+    def input_responses(self) -> dict[str, Any] | None:
+        params = self.request_context.params
+        return None if params is None else params.get("inputResponses")
+
+    @property
+    def request_state(self) -> str | None:
+        params = self.request_context.params
+        return None if params is None else params.get("requestState")
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Send `notifications/progress` when the caller asked for progress; otherwise do nothing."""
+        meta = self.request_context.meta
+        token = None if meta is None else meta.get("progressToken")
+        if token is None:
+            return
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self.session.peer.send_notification("notifications/progress", params)
+
+    async def notify_tools_changed(self) -> None:
+        await self.session.send_tool_list_changed()
+
+    async def notify_resources_changed(self) -> None:
+        await self.session.send_resource_list_changed()
+
+    async def notify_prompts_changed(self) -> None:
+        await self.session.send_prompt_list_changed()
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        await self.session.send_resource_updated(str(uri))
+
+    async def log(self, level: str, data: Any, *, logger_name: str | None = None) -> None:
+        """Deprecated protocol logging (`notifications/message`); prefer stdlib logging to stderr."""
+        warnings.warn("Context.log() sends deprecated protocol logging; use the logging module", MCPDeprecationWarning,
+                      stacklevel=2)
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger_name is not None:
+            params["logger"] = logger_name
+        await self.session.send_notification("notifications/message", params)
+
+    async def debug(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("debug", data, logger_name=logger_name)
+
+    async def info(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("info", data, logger_name=logger_name)
+
+    async def warning(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("warning", data, logger_name=logger_name)
+
+    async def error(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("error", data, logger_name=logger_name)

@@ -1,0 +1,239 @@
+"""`ServerSession`: one client connection as the server sees it.
+
+It decides each request's era (handshake or 2026-07-28, per request), enforces the lifecycle,
+runs the request through the server's middleware and handler table, and puts the result on the
+wire in the shape of the revision in force (serverInfo stamp and `resultType` on the modern wire,
+fields a revision lacks pruned on older ones).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from mcp._engine.peer import Peer, ReadStream, WriteStream
+from mcp._protocol import messages as m
+from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp.types.jsonrpc import HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp.types.version import (
+    CLIENT_CAPABILITIES_META_KEY,
+    MODERN_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+    HANDSHAKE_VERSIONS,
+)
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import Server
+    from mcp.types import ClientCapabilities, Implementation
+
+logger = logging.getLogger("mcp.server")
+
+REMOVED_ON_MODERN_WIRE = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
+CACHEABLE_METHODS = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover"}
+)
+
+
+class ServerSession:
+    """See the module docstring. Created per connection by the transport or `Server.run`."""
+
+    def __init__(
+        self,
+        server: Server[Any],
+        read_stream: ReadStream,
+        write_stream: WriteStream,
+        *,
+        lifespan_context: Any = None,
+        raise_exceptions: bool = False,
+        stateless: bool = False,
+        default_version: str | None = None,
+        drop_when_full: bool = False,
+    ) -> None:
+        self.server = server
+        self.lifespan_context = lifespan_context
+        self.raise_exceptions = raise_exceptions
+        self.stateless = stateless
+        """Stateless HTTP: no handshake needed; every request stands alone, no back-channel."""
+        self.default_version = default_version
+        self.protocol_version: str | None = None
+        """The revision negotiated by `initialize` (None until then and on the modern wire)."""
+        self.client_info: Implementation | None = None
+        self._client_capabilities: ClientCapabilities | None = None
+        self.initialized = False
+        self.log_level: str | None = None
+        self.peer = Peer(read_stream, write_stream, role="server", on_request=self._on_request,
+                         on_notification=self._on_notification, drop_when_full=drop_when_full)
+
+    async def run(self) -> None:
+        await self.peer.run()
+
+    @property
+    def client_params(self) -> Any:
+        return None
+
+    @property
+    def client_capabilities(self) -> ClientCapabilities | None:
+        return self._client_capabilities
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def _era(self, method: str, params: dict[str, Any] | None, metadata: Any) -> tuple[str, Any]:
+        """(protocol version, raw client capabilities) for one request, or an MCPError.
+
+        A request is on the 2026-07-28 wire when its `_meta` (or the HTTP version header) names a
+        revision that is not a handshake-era one; there `_meta` must carry the version and the
+        client capabilities, and the header (when present) must agree with it.
+        """
+        meta = params.get("_meta") if params is not None else None
+        if type(meta) is not dict:
+            meta = None
+        requested = meta.get(PROTOCOL_VERSION_META_KEY) if meta is not None else None
+        header = getattr(metadata, "protocol_version", None) if metadata is not None else None
+        if (requested is not None and requested not in HANDSHAKE_VERSIONS) or (
+            header is not None and header not in HANDSHAKE_VERSIONS
+        ):
+            if requested is None:
+                raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
+            if header is not None and header != requested:
+                raise MCPError(HEADER_MISMATCH, f"MCP-Protocol-Version header {header!r} does not match _meta version {requested!r}")
+            if requested not in MODERN_VERSIONS:
+                raise unsupported_version_error(requested)
+            caps = meta.get(CLIENT_CAPABILITIES_META_KEY) if meta is not None else None
+            if type(caps) is not dict:
+                raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {CLIENT_CAPABILITIES_META_KEY!r}")
+            if method in REMOVED_ON_MODERN_WIRE:
+                raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (not part of {requested})")
+            return requested, caps
+        if method == "initialize" or self.protocol_version is not None:
+            return self.protocol_version or "", None
+        if self.stateless or method == "ping":
+            return header or self.default_version or HANDSHAKE_VERSIONS[-1], None
+        raise MCPError(INVALID_REQUEST, "Invalid Request: the session is not initialized; send 'initialize' first")
+
+    async def _on_request(self, message: dict[str, Any], metadata: Any) -> None:
+        request_id = message["id"]
+        method: str = message["method"]
+        params: dict[str, Any] | None = message.get("params")
+        version = self.protocol_version
+        try:
+            version, caps = self._era(method, params, metadata)
+            ctx: ServerRequestContext[Any] = ServerRequestContext(
+                self, self.lifespan_context, version, method, params, request_id,
+                getattr(metadata, "request", None), None,
+                params.get("_meta") if params is not None else None,
+            )
+            if caps is not None:
+                ctx.extra["client_capabilities"] = caps
+            server = self.server
+            result = await (server._chain(ctx) if server.middleware else server._dispatch(ctx))
+            version = ctx.protocol_version or self.protocol_version or ""
+            response = m.result_response(request_id, self._result_to_wire(method, result, version))
+        except MCPError as exc:
+            response = m.error_response(request_id, exc.code, exc.message, exc.data)
+        except Exception as exc:
+            logger.exception("error handling %s", method)
+            if self.raise_exceptions:
+                raise
+            response = m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
+            del exc
+        await self.peer.send(response, metadata, answers=method, version=version)
+
+    def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
+        if not isinstance(result, BaseModel):
+            raise TypeError(
+                f"Handler for {method!r} returned {type(result).__name__}; expected a result model "
+                f"(for example ListToolsResult(tools=[...]), not a bare list or dict)"
+            )
+        wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if version in MODERN_VERSIONS:
+            wire.setdefault("resultType", "complete")
+            meta = wire.get("_meta")
+            wire["_meta"] = {**meta, SERVER_INFO_META_KEY: self.server.server_info_wire} if meta else {
+                SERVER_INFO_META_KEY: self.server.server_info_wire}
+            if method in CACHEABLE_METHODS and "ttlMs" not in wire:
+                hint = self.server.cache_hint_for(method)
+                wire["ttlMs"] = hint[0]
+                wire.setdefault("cacheScope", hint[1])
+            elif method in CACHEABLE_METHODS:
+                wire.setdefault("cacheScope", "private")
+            return wire
+        from mcp._protocol.revisions import prune_result
+
+        return prune_result(method, wire, version)
+
+    def _complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
+        self.protocol_version = version = negotiate_version(requested)
+        self.peer.protocol_version = version
+        self.client_info = client_info
+        self._client_capabilities = capabilities
+        return version
+
+    # -- notifications ----------------------------------------------------------------------
+
+    async def _on_notification(self, message: dict[str, Any], metadata: Any) -> None:
+        method: str = message["method"]
+        if method == "notifications/initialized":
+            self.initialized = True
+        params = message.get("params")
+        server = self.server
+        if server.middleware or method in server._notification_handlers:
+            version = self.protocol_version or self.default_version or ""
+            ctx: ServerRequestContext[Any] = ServerRequestContext(
+                self, self.lifespan_context, version, method, params, None,
+                getattr(metadata, "request", None),
+            )
+            try:
+                await (server._chain(ctx) if server.middleware else server._dispatch_notification(ctx))
+            except Exception:
+                logger.exception("notification handler for %s failed", method)
+                if self.raise_exceptions:
+                    raise
+
+    # -- server -> client ---------------------------------------------------------------------
+
+    @property
+    def has_back_channel(self) -> bool:
+        return not self.stateless and self.protocol_version is not None
+
+    async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
+        if self.protocol_version is None:
+            return  # no handshake-era connection to notify; modern clients listen for events
+        await self.peer.send_notification(method, params)
+
+    async def send_request(self, method: str, params: dict[str, Any] | None = None,
+                           timeout: float | None = None) -> dict[str, Any]:
+        if not self.has_back_channel:
+            raise NoBackChannelError(method)
+        return await self.peer.send_request(method, params, timeout=timeout)
+
+    async def send_tool_list_changed(self) -> None:
+        await self.send_notification("notifications/tools/list_changed")
+
+    async def send_resource_list_changed(self) -> None:
+        await self.send_notification("notifications/resources/list_changed")
+
+    async def send_prompt_list_changed(self) -> None:
+        await self.send_notification("notifications/prompts/list_changed")
+
+    async def send_resource_updated(self, uri: str) -> None:
+        await self.send_notification("notifications/resources/updated", {"uri": str(uri)})
+
+    async def send_ping(self) -> Any:
+        return await self.send_request("ping")
+
+
+def validate_params(params_type: Any, params: dict[str, Any] | None) -> Any:
+    """Validate raw params into a handler's params type; -32602 with pydantic's text on failure."""
+    if params_type is None:
+        return params
+    try:
+        return params_type.model_validate(params if params is not None else {})
+    except ValidationError as exc:
+        raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None

@@ -1,0 +1,67 @@
+"""The stdio server transport: newline-delimited JSON on stdin/stdout.
+
+While serving, the protocol owns private duplicates of fds 0 and 1; fd 1 and `sys.stdout` point to
+stderr and fd 0 to /dev/null, so a stray `print()` (or a child process) cannot corrupt the wire or
+steal its input. Everything is restored on exit. EOF on stdin ends the server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from mcp._engine.fdio import open_reader, open_writer
+from mcp._engine.stdio_pump import pump_in, pump_out
+from mcp._protocol.framing import DEFAULT_MAX_LINE
+from mcp.shared.message import SessionMessage
+
+
+@asynccontextmanager
+async def stdio_server(max_message_size: int = DEFAULT_MAX_LINE) -> AsyncIterator[tuple[Any, Any]]:
+    """Yield `(read_stream, write_stream)` connected to this process's stdin/stdout."""
+    sys.stdout.flush()
+    in_fd, out_fd = os.dup(0), os.dup(1)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)
+    saved_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    reader = await open_reader(in_fd)
+    writer = await open_writer(out_fd)
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
+    flushed = anyio.Event()
+
+    async def write_all() -> None:
+        try:
+            await pump_out(write_recv, writer.write)
+        finally:
+            flushed.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump_in, reader.read, read_send, max_message_size)
+            tg.start_soon(write_all)
+            try:
+                yield read_recv, write_send
+            finally:
+                await write_send.aclose()
+                with anyio.move_on_after(2, shield=True):
+                    await flushed.wait()
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await reader.aclose()
+            await writer.aclose()
+        sys.stdout = saved_stdout
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        os.close(saved_in)
+        os.close(saved_out)

@@ -1,0 +1,93 @@
+"""Content blocks: what tools return, prompts carry, and sampling exchanges."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from mcp.types._base import Meta, MCPModel, meta_field
+from mcp.types._common import Annotations, Icon
+
+
+class TextContent(MCPModel):
+    type: Literal["text"] = "text"
+    text: str
+    annotations: Annotations | None = None
+    meta: Meta | None = meta_field()
+
+
+class ImageContent(MCPModel):
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+    annotations: Annotations | None = None
+    meta: Meta | None = meta_field()
+
+
+class AudioContent(MCPModel):
+    type: Literal["audio"] = "audio"
+    data: str
+    mime_type: str
+    annotations: Annotations | None = None
+    meta: Meta | None = meta_field()
+
+
+class ResourceContents(MCPModel):
+    uri: str
+    mime_type: str | None = None
+    meta: Meta | None = meta_field()
+
+
+class TextResourceContents(ResourceContents):
+    text: str
+
+
+class BlobResourceContents(ResourceContents):
+    blob: str
+
+
+class EmbeddedResource(MCPModel):
+    type: Literal["resource"] = "resource"
+    resource: TextResourceContents | BlobResourceContents
+    annotations: Annotations | None = None
+    meta: Meta | None = meta_field()
+
+
+class ResourceLink(MCPModel):
+    type: Literal["resource_link"] = "resource_link"
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    icons: list[Icon] | None = None
+    annotations: Annotations | None = None
+    meta: Meta | None = meta_field()
+
+
+class ToolUseContent(MCPModel):
+    type: Literal["tool_use"] = "tool_use"
+    id: str
+    name: str
+    input: dict[str, Any]
+    meta: Meta | None = meta_field()
+
+
+class ToolResultContent(MCPModel):
+    type: Literal["tool_result"] = "tool_result"
+    tool_use_id: str
+    content: list[ContentBlock] = Field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
+    structured_content: dict[str, Any] | None = None
+    is_error: bool | None = None
+    meta: Meta | None = meta_field()
+
+
+ContentBlock = Annotated[
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
+    Field(discriminator="type"),
+]
+"""Any content block a tool result or prompt message may carry."""
+
+Content = ContentBlock
