@@ -70,6 +70,9 @@ class Peer:
         self._pending: dict[Any, _Pending] = {}
         self._in_flight: dict[Any, anyio.CancelScope] = {}
         self._drop_when_full = drop_when_full
+        self._drained: anyio.Event | None = None
+        self.drain_timeout = 10.0
+        """At end of input, how long requests already received may take to finish."""
         self.closed = anyio.Event()
         self.protocol_version: str | None = None
         """The revision in force, for wire taps; owners update it."""
@@ -141,6 +144,13 @@ class Peer:
                             await self._reject_unparsable(item)
                             continue
                         await self._receive(item, tg)
+                    # End of input: nothing can answer our own requests any more, but requests
+                    # already received still deserve their answers (bounded by drain_timeout).
+                    self._close()
+                    with anyio.move_on_after(self.drain_timeout):
+                        while self._in_flight:
+                            self._drained = anyio.Event()
+                            await self._drained.wait()
                 finally:
                     tg.cancel_scope.cancel()
         finally:
@@ -211,4 +221,6 @@ class Peer:
             finally:
                 if self._in_flight.get(request_id) is scope:
                     del self._in_flight[request_id]
+                    if not self._in_flight and self._drained is not None:
+                        self._drained.set()
                 current_metadata.reset(token)

@@ -226,9 +226,10 @@ class MCPServer(Generic[LifespanT]):
         import anyio
 
         if transport == "stdio":
-            if options:
-                raise TypeError(f"run(transport='stdio') takes no options; got {sorted(options)}")
-            anyio.run(self.run_stdio_async)
+            unknown = set(options) - {"max_message_size"}
+            if unknown:
+                raise TypeError(f"run(transport='stdio') got unexpected option(s) {sorted(unknown)}")
+            anyio.run(lambda: self.run_stdio_async(**options))
         elif transport == "streamable-http":
             anyio.run(lambda: self.run_streamable_http_async(**options))
         elif transport == "sse":
@@ -236,10 +237,12 @@ class MCPServer(Generic[LifespanT]):
         else:
             raise ValueError(f"Unknown transport: {transport!r}")
 
-    async def run_stdio_async(self) -> None:
+    async def run_stdio_async(self, max_message_size: int | None = None) -> None:
+        """Serve over stdin/stdout; lines longer than `max_message_size` bytes are refused."""
+        from mcp._protocol.framing import DEFAULT_MAX_LINE
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(max_message_size or DEFAULT_MAX_LINE) as (read_stream, write_stream):
             await self._lowlevel_server.run(read_stream, write_stream)
 
     async def run_streamable_http_async(self, **options: Any) -> None:

@@ -1,0 +1,66 @@
+"""Fresh-interpreter guards on what an import loads (module sets, never milliseconds)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HTTP_STACK = ("starlette", "uvicorn", "httpx", "httpcore", "h11", "sse_starlette")
+
+
+def _modules_after(statement: str) -> set[str]:
+    code = f"import sys, json\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in roots)
+
+
+def test_importing_mcp_types_loads_no_pydantic_anyio_or_http_stack() -> None:
+    modules = _modules_after("import mcp.types")
+    assert _loaded(modules, (*HTTP_STACK, "anyio", "pydantic", "jsonschema")) == []
+    assert not [m for m in modules if m.startswith("mcp.types._")], "no feature module may load up front"
+
+
+def test_using_one_type_builds_only_its_module() -> None:
+    modules = _modules_after("from mcp.types import TextContent")
+    assert "mcp.types._content" in modules
+    assert "mcp.types._tools" not in modules
+
+
+def test_importing_mcpserver_loads_no_http_stack_or_json_schema_validator() -> None:
+    modules = _modules_after("from mcp.server import MCPServer")
+    assert _loaded(modules, (*HTTP_STACK, "jsonschema")) == []
+    assert "mcp.client" not in modules
+
+
+def test_registering_and_listing_tools_loads_no_http_stack() -> None:
+    modules = _modules_after(
+        "from mcp.server import MCPServer\nm = MCPServer('x')\n@m.tool()\ndef add(a: int, b: int) -> int:\n    return a + b\n"
+    )
+    assert _loaded(modules, (*HTTP_STACK, "jsonschema")) == []
+
+
+def test_importing_the_stdio_client_loads_no_server_code() -> None:
+    modules = _modules_after("import mcp.client.stdio")
+    assert not [m for m in modules if m.startswith("mcp.server")]
+    assert _loaded(modules, HTTP_STACK) == []
+
+
+def test_importing_client_loads_no_server_or_http_stack() -> None:
+    modules = _modules_after("from mcp import Client")
+    assert not [m for m in modules if m.startswith("mcp.server")]
+    assert _loaded(modules, (*HTTP_STACK, "jsonschema")) == []
+
+
+def test_there_is_no_mcpserver_at_the_top_level_and_mcp_types_is_bound() -> None:
+    import mcp
+
+    assert mcp.types.__name__ == "mcp.types"
+    with pytest.raises(AttributeError):
+        _ = mcp.MCPServer  # type: ignore[attr-defined]
