@@ -1,0 +1,124 @@
+"""The legacy HTTP+SSE transport (2024-11-05): a GET stream for server messages, whose first
+event names the URL to POST client messages to."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+import anyio
+
+from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.sse import encode_event
+from mcp.server.streamable_http import DEFAULT_MAX_BODY, _headers, _read_body, _send_body, _send_text
+from mcp.server.transport_security import TransportSecuritySettings, check, default_for_host
+from mcp.shared.message import SessionMessage
+
+logger = logging.getLogger("mcp.server.sse")
+
+
+class SseServerTransport:
+    """ASGI endpoints for one legacy SSE server: `handle_sse` (GET) and `handle_post` (POST)."""
+
+    def __init__(self, server: Any, message_path: str, *, max_request_body_size: int = DEFAULT_MAX_BODY,
+                 security_settings: TransportSecuritySettings | None = None) -> None:
+        self.server = server
+        self.message_path = message_path
+        self.max_request_body_size = max_request_body_size
+        self.security_settings = security_settings
+        self._inboxes: dict[str, Any] = {}
+        self._lifespan_context: Any = None
+
+    async def handle_sse(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = _headers(scope)
+        rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
+        if rejected is not None:
+            await _send_text(send, *rejected)
+            return
+        session_id = secrets.token_hex(16)
+        in_send, in_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+        out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](64)
+        self._inboxes[session_id] = in_send
+        root = scope.get("root_path", "")
+        endpoint = f"{root}{self.message_path}?session_id={session_id}"
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
+                (b"x-accel-buffering", b"no")]})
+            await send({"type": "http.response.body", "body": encode_event(endpoint, event="endpoint"), "more_body": True})
+            async with anyio.create_task_group() as tg:
+
+                async def watch() -> None:
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(watch)
+                tg.start_soon(lambda: self.server.serve_connection(in_recv, out_send, self._lifespan_context))
+                async for item in out_recv:
+                    await send({"type": "http.response.body", "body": encode_event(encode(item.message)), "more_body": True})
+                tg.cancel_scope.cancel()
+        except OSError:
+            pass
+        finally:
+            self._inboxes.pop(session_id, None)
+            in_send.close()
+
+    async def handle_post(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = _headers(scope)
+        rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
+        if rejected is not None:
+            await _send_text(send, *rejected)
+            return
+        query = scope.get("query_string", b"").decode()
+        session_id = next((part[11:] for part in query.split("&") if part.startswith("session_id=")), None)
+        if session_id is None:
+            await _send_text(send, 400, "session_id is required")
+            return
+        inbox = self._inboxes.get(session_id)
+        if inbox is None:
+            await _send_text(send, 404, "Could not find session")
+            return
+        body = await _read_body(receive, headers, self.max_request_body_size)
+        if body is None:
+            await _send_text(send, 413, "Payload Too Large")
+            return
+        try:
+            item: SessionMessage | Exception = SessionMessage(decode(body))
+        except ParseError as exc:
+            await _send_text(send, 400, f"Could not parse message: {exc}")
+            return
+        await inbox.send(item)
+        await _send_body(send, 202, b"Accepted", [(b"content-type", b"text/plain")])
+
+
+def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/messages/",
+                  max_request_body_size: int = DEFAULT_MAX_BODY, transport_security: TransportSecuritySettings | None = None,
+                  host: str = "127.0.0.1", custom_starlette_routes: list[Any] | None = None, debug: bool = False) -> Any:
+    from contextlib import AsyncExitStack, asynccontextmanager
+
+    from starlette.applications import Starlette
+    from starlette.routing import Mount, Route
+
+    transport = SseServerTransport(
+        server, message_path, max_request_body_size=max_request_body_size,
+        security_settings=transport_security if transport_security is not None else default_for_host(host),
+    )
+
+    @asynccontextmanager
+    async def lifespan(_app: Any) -> Any:
+        async with AsyncExitStack() as stack:
+            transport._lifespan_context = await stack.enter_async_context(server.lifespan(server))
+            yield
+
+    class _Endpoint:
+        def __init__(self, handler: Any) -> None:
+            self.handler = handler
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await self.handler(scope, receive, send)
+
+    routes = [Route(sse_path, endpoint=_Endpoint(transport.handle_sse), methods=["GET"]),
+              Mount(message_path, app=_Endpoint(transport.handle_post)), *(custom_starlette_routes or [])]
+    return Starlette(debug=debug, routes=routes, lifespan=lifespan)

@@ -1,0 +1,550 @@
+"""The Streamable HTTP server transport: one ASGI endpoint for both protocol eras.
+
+- 2026-07-28 requests (version in the `MCP-Protocol-Version` header or `_meta`) are self-contained:
+  no session, routing headers checked against the body, errors mapped to HTTP statuses.
+- Handshake-era requests get sessions (`Mcp-Session-Id`), unless `stateless=True`.
+
+Each POST is served in its own ASGI task: the request runs to completion there, and a watcher
+cancels it if the client disconnects. The first message bound for the POST decides the response
+shape: the final response alone goes out as one JSON body; anything before it (progress, logs,
+server->client requests) turns the response into an SSE stream. No background task is needed, so
+the app works mounted inside another app without wiring its lifespan.
+
+Sessions are bounded: idle ones are evicted after `session_idle_timeout`, and the table never
+holds more than `max_sessions` (least recently used idle sessions go first).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from mcp._protocol import http as h
+from mcp._protocol import messages as m
+from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.sse import encode_event
+from mcp.server.event_store import EventMessage, EventStore
+from mcp.server.session import ServerSession
+from mcp.server.transport_security import TransportSecuritySettings, check
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR
+from mcp.types.version import HANDSHAKE_VERSIONS, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import Server
+
+logger = logging.getLogger("mcp.server.http")
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+_SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
+                (b"x-accel-buffering", b"no"), (b"connection", b"keep-alive")]
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+class HttpRequestMetadata:
+    """Transport metadata of one POST: its headers, version header and response channel."""
+
+    __slots__ = ("_request", "channel", "protocol_version", "scope")
+
+    def __init__(self, scope: Scope, protocol_version: str | None, channel: ResponseChannel | None) -> None:
+        self.scope = scope
+        self.protocol_version = protocol_version
+        self.channel = channel
+        self._request: Any = None
+
+    @property
+    def sink(self) -> Callable[[dict[str, Any]], Awaitable[bool]] | None:
+        return self.channel.deliver if self.channel is not None else None
+
+    @property
+    def request(self) -> Any:
+        """A Starlette `Request` for handlers that read headers, client address, etc."""
+        if self._request is None:
+            from starlette.requests import Request
+
+            self._request = Request(self.scope)
+        return self._request
+
+    async def close_sse_stream(self) -> None:
+        if self.channel is not None:
+            await self.channel.close_stream()
+
+    async def close_standalone_sse_stream(self) -> None:
+        return None
+
+
+class ResponseChannel:
+    """Where the messages for one POST go; see the module docstring for the JSON-or-SSE rule."""
+
+    __slots__ = ("_event_store", "_lock", "_send", "allow_json", "closed", "extra_headers", "json_only", "modern",
+                 "request_id", "retry_interval", "started", "stream_id")
+
+    def __init__(self, send: Send, request_id: Any, *, allow_json: bool, json_only: bool, modern: bool,
+                 extra_headers: list[tuple[bytes, bytes]], event_store: EventStore | None,
+                 retry_interval: int | None) -> None:
+        self._send = send
+        self.request_id = request_id
+        self.json_only = json_only
+        self.allow_json = json_only or (allow_json and event_store is None)
+        self.modern = modern
+        self.extra_headers = extra_headers
+        self._event_store = event_store
+        self.retry_interval = retry_interval
+        self.stream_id = f"{request_id!r}:{secrets.token_hex(6)}"
+        self.started = False
+        self.closed = False
+        self._lock = anyio.Lock()
+
+    async def deliver(self, message: dict[str, Any]) -> bool:
+        """Put `message` on this POST's response; False if the response is already finished."""
+        if self.closed:
+            if self._event_store is not None and self.started:
+                await self._event_store.store_event(self.stream_id, message)  # resumable later
+                return True
+            return False
+        final = message.get("id") == self.request_id and ("result" in message or "error" in message)
+        if self.json_only and not final:
+            return False  # a JSON response carries only the answer; the rest goes to the GET stream
+        async with self._lock:
+            if self.closed:
+                return False
+            if not self.started:
+                if final and self.allow_json:
+                    status = 200
+                    if self.modern and "error" in message:
+                        status = h.status_for_modern_error(message["error"].get("code", 0))
+                    self.closed = True
+                    await _send_body(self._send, status, encode(message).encode(), _JSON_HEADERS + self.extra_headers)
+                    return True
+                await self._start_sse()
+            event_id = None
+            if self._event_store is not None:
+                event_id = await self._event_store.store_event(self.stream_id, message)
+            try:
+                await self._send({"type": "http.response.body", "body": encode_event(encode(message), event_id=event_id),
+                                  "more_body": not final})
+            except OSError:
+                self.closed = True
+                return self._event_store is not None
+            if final:
+                self.closed = True
+        return True
+
+    async def _start_sse(self) -> None:
+        self.started = True
+        await self._send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS + self.extra_headers})
+        if self._event_store is not None:
+            priming = await self._event_store.store_event(self.stream_id, None)
+            await self._send({"type": "http.response.body", "more_body": True,
+                              "body": encode_event("", event=None, event_id=priming, retry=self.retry_interval)})
+
+    async def close_stream(self) -> None:
+        """End the HTTP response early (SSE polling): the client resumes with `Last-Event-ID`."""
+        async with self._lock:
+            if not self.closed and self.started:
+                self.closed = True
+                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def finish_unanswered(self) -> None:
+        """The handler ended without a response (cancelled): close the HTTP exchange cleanly."""
+        async with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            if self.started:
+                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+            else:
+                body = encode(m.error_response(self.request_id, INVALID_REQUEST, "Request cancelled")).encode()
+                await _send_body(self._send, 500, body, _JSON_HEADERS + self.extra_headers)
+
+
+class _HttpSession:
+    """A handshake-era session: its ServerSession and the queue feeding its GET stream."""
+
+    __slots__ = ("get_stream_open", "id", "last_active", "outbox", "server_session")
+
+    def __init__(self, session_id: str, server_session: ServerSession, outbox: Any) -> None:
+        self.id = session_id
+        self.server_session = server_session
+        self.outbox = outbox
+        self.last_active = time.monotonic()
+        self.get_stream_open = False
+
+    @property
+    def busy(self) -> bool:
+        return self.get_stream_open or bool(self.server_session.peer._in_flight)
+
+
+class StreamableHTTPSessionManager:
+    """The ASGI endpoint serving MCP over Streamable HTTP (see the module docstring)."""
+
+    def __init__(
+        self,
+        server: Server[Any],
+        *,
+        json_response: bool = False,
+        stateless: bool = False,
+        event_store: EventStore | None = None,
+        retry_interval: int | None = None,
+        max_request_body_size: int = DEFAULT_MAX_BODY,
+        security_settings: TransportSecuritySettings | None = None,
+        session_idle_timeout: float = 30 * 60,
+        max_sessions: int = 10_000,
+    ) -> None:
+        self.server = server
+        self.json_response = json_response
+        self.stateless = stateless
+        self.event_store = event_store
+        self.retry_interval = retry_interval
+        self.max_request_body_size = max_request_body_size
+        self.security_settings = security_settings
+        self.session_idle_timeout = session_idle_timeout
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, _HttpSession] = OrderedDict()
+        self._last_sweep = time.monotonic()
+        self._lifespan_stack: AsyncExitStack | None = None
+        self._lifespan_context: Any = None
+        self._lifespan_lock = anyio.Lock()
+        self._shared: ServerSession | None = None
+
+    # -- lifespan -----------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        """Enter the server's lifespan for the life of the app (the app's lifespan does this)."""
+        await self._ensure_lifespan()
+        try:
+            yield
+        finally:
+            await self.close()
+
+    async def _ensure_lifespan(self) -> Any:
+        if self._lifespan_stack is None:
+            async with self._lifespan_lock:
+                if self._lifespan_stack is None:
+                    stack = AsyncExitStack()
+                    self._lifespan_context = await stack.enter_async_context(self.server.lifespan(self.server))
+                    self._lifespan_stack = stack
+        return self._lifespan_context
+
+    async def close(self) -> None:
+        for session in list(self._sessions.values()):
+            self._terminate(session)
+        stack, self._lifespan_stack = self._lifespan_stack, None
+        self._shared = None
+        if stack is not None:
+            await stack.aclose()
+
+    @property
+    def session_count(self) -> int:
+        return len(self._sessions)
+
+    # -- ASGI ---------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        headers = _headers(scope)
+        rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
+        if rejected is not None:
+            await _send_text(send, rejected[0], rejected[1])
+            return
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send, headers)
+        elif method == "GET":
+            await self._get(scope, receive, send, headers)
+        elif method == "DELETE":
+            await self._delete(send, headers)
+        else:
+            await _send_body(send, 405, b"Method Not Allowed", [(b"content-type", b"text/plain"), (b"allow", b"GET, POST, DELETE")])
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        if not h.is_json_content_type(headers.get("content-type")):
+            await _send_error(send, 415, None, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
+            return
+        allow_json, allow_sse = h.accepts(headers.get("accept"))
+        if not (allow_json if self.json_response else (allow_json or allow_sse)):
+            await _send_error(send, 406, None, INVALID_REQUEST,
+                              "Not Acceptable: Accept must include application/json and text/event-stream")
+            return
+        body = await _read_body(receive, headers, self.max_request_body_size)
+        if body is None:
+            await _send_error(send, 413, None, INVALID_REQUEST,
+                              f"Payload Too Large: the request body exceeds {self.max_request_body_size} bytes")
+            return
+        try:
+            message = decode(body)
+        except ParseError as exc:
+            await _send_error(send, 400, None, PARSE_ERROR, str(exc))
+            return
+        try:
+            kind = m.classify(message)
+        except m.InvalidMessage as exc:
+            await _send_error(send, 400, exc.request_id, INVALID_REQUEST, exc.reason)
+            return
+        version = headers.get(h.VERSION_HEADER)
+        params = message.get("params")
+        meta = params.get("_meta") if type(params) is dict else None
+        meta_version = meta.get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
+        modern = (version is not None and version not in HANDSHAKE_VERSIONS) or (
+            meta_version is not None and meta_version not in HANDSHAKE_VERSIONS)
+        request_id = message.get("id") if kind is m.REQUEST else None
+        extra: list[tuple[bytes, bytes]] = []
+        new_session: _HttpSession | None = None
+        if modern:
+            reason = h.header_mismatch(message, headers) if kind is m.REQUEST else None
+            if reason is None and kind is m.REQUEST:
+                reason = self._param_header_mismatch(message, headers)
+            if reason is not None:
+                await _send_error(send, 400, request_id, HEADER_MISMATCH, f"Header mismatch: {reason}")
+                return
+            session = await self._shared_session()
+        elif self.stateless:
+            if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+                await _send_error(send, 400, request_id, INVALID_REQUEST, f"Bad Request: unsupported protocol version {version}")
+                return
+            session = await self._shared_session()
+        else:
+            session_id = headers.get(h.SESSION_HEADER)
+            if kind is m.REQUEST and message["method"] == "initialize":
+                if session_id is not None and session_id in self._sessions:
+                    await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: session already initialized")
+                    return
+                new_session = await self._new_session()
+                if new_session is None:
+                    await _send_error(send, 503, request_id, INVALID_REQUEST, "Service Unavailable: too many sessions")
+                    return
+                session = new_session.server_session
+                extra.append((b"mcp-session-id", new_session.id.encode()))
+            else:
+                if session_id is None:
+                    await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: Missing session ID")
+                    return
+                found = self._sessions.get(session_id)
+                if found is None:
+                    await _send_error(send, 404, request_id, INVALID_REQUEST, "Session not found")
+                    return
+                if version is not None and version not in HANDSHAKE_VERSIONS:
+                    await _send_error(send, 400, request_id, INVALID_REQUEST, f"Bad Request: unsupported protocol version {version}")
+                    return
+                found.last_active = time.monotonic()
+                self._sessions.move_to_end(session_id)
+                session = found.server_session
+        if kind is not m.REQUEST:
+            await session.peer.handle(message, HttpRequestMetadata(scope, version, None))
+            await _send_body(send, 202, b"", extra)
+            return
+        json_only = self.json_response or not allow_sse
+        channel = ResponseChannel(send, request_id, allow_json=allow_json, json_only=json_only, modern=modern,
+                                  extra_headers=extra,
+                                  event_store=None if (modern or json_only) else self.event_store,
+                                  retry_interval=self.retry_interval)
+        metadata = HttpRequestMetadata(scope, version, channel)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+            try:
+                await session.peer.handle(message, metadata)
+            finally:
+                tg.cancel_scope.cancel()
+        with anyio.CancelScope(shield=True):
+            if new_session is not None and session.protocol_version is None:
+                self._terminate(new_session)  # initialize failed: no session
+            await channel.finish_unanswered()
+
+    def _param_header_mismatch(self, message: dict[str, Any], headers: dict[str, str]) -> str | None:
+        checker = getattr(self.server, "header_params", None)
+        if checker is None or message.get("method") != "tools/call":
+            return None
+        return checker(message.get("params") or {}, headers)
+
+    async def _get(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        _, allow_sse = h.accepts(headers.get("accept"))
+        if not allow_sse or not headers.get("accept"):
+            await _send_error(send, 406, None, INVALID_REQUEST, "Not Acceptable: Accept must include text/event-stream")
+            return
+        if self.stateless:
+            await _send_body(send, 405, b"Method Not Allowed", [(b"allow", b"POST")])
+            return
+        session_id = headers.get(h.SESSION_HEADER)
+        if session_id is None:
+            await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
+            return
+        session = self._sessions.get(session_id)
+        if session is None:
+            await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
+            return
+        last_event_id = headers.get(h.LAST_EVENT_ID_HEADER)
+        if last_event_id is not None and self.event_store is not None:
+            await self._replay(send, receive, last_event_id)
+            return
+        if session.get_stream_open:
+            await _send_error(send, 409, None, INVALID_REQUEST, "Conflict: only one SSE stream is allowed per session")
+            return
+        session.get_stream_open = True
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                async for item in session.outbox:
+                    await send({"type": "http.response.body", "body": encode_event(encode(item.message)), "more_body": True})
+                tg.cancel_scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass
+        finally:
+            session.get_stream_open = False
+            session.last_active = time.monotonic()
+
+    async def _replay(self, send: Send, receive: Receive, last_event_id: str) -> None:
+        """Resume a POST stream: replay what the client missed, then end (it polls again)."""
+        assert self.event_store is not None
+        started = False
+
+        async def deliver(event: EventMessage) -> None:
+            nonlocal started
+            if not started:
+                started = True
+                await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            await send({"type": "http.response.body", "more_body": True,
+                        "body": encode_event(encode(event.message), event_id=event.event_id)})
+
+        stream = await self.event_store.replay_events_after(last_event_id, deliver)
+        if stream is None and not started:
+            await _send_error(send, 404, None, INVALID_REQUEST, "Unknown Last-Event-ID")
+            return
+        if not started:
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _delete(self, send: Send, headers: dict[str, str]) -> None:
+        if self.stateless:
+            await _send_body(send, 405, b"Method Not Allowed", [(b"allow", b"POST")])
+            return
+        session_id = headers.get(h.SESSION_HEADER)
+        if session_id is None:
+            await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
+            return
+        session = self._sessions.get(session_id)
+        if session is None:
+            await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
+            return
+        self._terminate(session)
+        await _send_body(send, 200, b"", [])
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    async def _shared_session(self) -> ServerSession:
+        """The one session-less ServerSession serving every self-contained request."""
+        shared = self._shared
+        if shared is None:
+            context = await self._ensure_lifespan()
+            write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+            write_recv.close()
+            read_send, read_recv = anyio.create_memory_object_stream[Any](0)
+            read_send.close()
+            shared = self._shared = ServerSession(self.server, read_recv, write_send, lifespan_context=context,
+                                                  stateless=True, drop_when_full=True)
+        return shared
+
+    async def _new_session(self) -> _HttpSession | None:
+        context = await self._ensure_lifespan()
+        self._sweep()
+        if len(self._sessions) >= self.max_sessions and not self._evict_one():
+            return None
+        session_id = secrets.token_urlsafe(24)
+        outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
+        read_send, read_recv = anyio.create_memory_object_stream[Any](0)
+        read_send.close()
+        server_session = ServerSession(self.server, read_recv, outbox_send, lifespan_context=context,
+                                       drop_when_full=True)
+        session = _HttpSession(session_id, server_session, outbox_recv)
+        self._sessions[session_id] = session
+        return session
+
+    def _sweep(self) -> None:
+        now = time.monotonic()
+        if now - self._last_sweep < min(60.0, self.session_idle_timeout / 4):
+            return
+        self._last_sweep = now
+        deadline = now - self.session_idle_timeout
+        for session in list(self._sessions.values()):
+            if session.last_active < deadline and not session.busy:
+                self._terminate(session)
+
+    def _evict_one(self) -> bool:
+        for session in self._sessions.values():  # least recently used first
+            if not session.busy:
+                self._terminate(session)
+                return True
+        return False
+
+    def _terminate(self, session: _HttpSession) -> None:
+        self._sessions.pop(session.id, None)
+        peer = session.server_session.peer
+        for scope in list(peer._in_flight.values()):
+            scope.cancel()
+        peer.close()
+        peer._write.close()
+
+
+# -- ASGI helpers -------------------------------------------------------------------------------
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+
+
+async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> bytes | None:
+    """The request body, or None as soon as it is known to exceed `limit` (nothing more is read)."""
+    declared = headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            return b""
+        chunk = event.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not event.get("more_body", False):
+            return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    while True:
+        event = await receive()
+        if event["type"] == "http.disconnect":
+            scope.cancel()
+            return
+
+
+async def _send_body(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_text(send: Send, status: int, text: str) -> None:
+    await _send_body(send, status, text.encode(), [(b"content-type", b"text/plain; charset=utf-8")])
+
+
+async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str) -> None:
+    body = encode(m.error_response(request_id, code, message)).encode()
+    await _send_body(send, status, body, _JSON_HEADERS)
