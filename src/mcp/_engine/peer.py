@@ -40,12 +40,23 @@ current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", d
 
 
 class _Pending:
-    __slots__ = ("event", "method", "response")
+    __slots__ = ("event", "method", "raised", "response")
 
     def __init__(self, method: str) -> None:
         self.event = anyio.Event()
         self.method = method
         self.response: dict[str, Any] | None = None
+        self.raised: BaseException | None = None
+
+
+class RaisedException:
+    """Response metadata carrying the server-side exception behind an error response, so an
+    in-memory client with `raise_exceptions=True` re-raises the original at the call site."""
+
+    __slots__ = ("exception",)
+
+    def __init__(self, exception: BaseException) -> None:
+        self.exception = exception
 
 
 class Peer:
@@ -127,6 +138,8 @@ class Peer:
         response = pending.response
         if response is None:
             raise MCPError(CONNECTION_CLOSED, "Connection closed")
+        if pending.raised is not None:
+            raise pending.raised
         if "error" in response:
             raise MCPError.from_jsonrpc_error(response["error"])
         result = response.get("result")
@@ -200,6 +213,8 @@ class Peer:
                 logger.debug("ignoring a response to unknown request id %r", message.get("id"))
                 return
             pending.response = message
+            if type(item.metadata) is RaisedException:
+                pending.raised = item.metadata.exception
             pending.event.set()
 
     def _cancel_in_flight(self, params: Any) -> None:

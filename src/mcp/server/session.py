@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from mcp._engine.peer import Peer, ReadStream, WriteStream
+from mcp._engine.peer import Peer, RaisedException, ReadStream, WriteStream
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp.server.context import ServerRequestContext
@@ -139,10 +139,9 @@ class ServerSession:
             response = m.error_response(request_id, exc.code, exc.message, exc.data)
         except Exception as exc:
             logger.exception("error handling %s", method)
-            if self.raise_exceptions:
-                raise
             response = m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
-            del exc
+            if self.raise_exceptions and metadata is None:
+                metadata = RaisedException(exc)
         await self.peer.send(response, metadata, answers=method, version=version)
 
     def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
