@@ -227,6 +227,62 @@ class ServerSession:
     async def send_ping(self) -> Any:
         return await self.send_request("ping")
 
+    async def send_log_message(self, level: str, data: Any, logger: str | None = None,
+                               related_request_id: Any = None) -> None:
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        await self.peer.send_notification("notifications/message", params)
+
+    async def create_message(self, messages: list[Any], *, max_tokens: int, system_prompt: str | None = None,
+                             include_context: str | None = None, temperature: float | None = None,
+                             stop_sequences: list[str] | None = None, metadata: dict[str, Any] | None = None,
+                             model_preferences: Any = None, tools: list[Any] | None = None,
+                             tool_choice: Any = None, related_request_id: Any = None) -> Any:
+        """`sampling/createMessage` to the client (handshake-era back-channel only)."""
+        from mcp.types import CreateMessageRequestParams, CreateMessageResult
+
+        params = CreateMessageRequestParams(
+            messages=messages, max_tokens=max_tokens, system_prompt=system_prompt, include_context=include_context,
+            temperature=temperature, stop_sequences=stop_sequences, metadata=metadata,
+            model_preferences=model_preferences, tools=tools, tool_choice=tool_choice,
+        )
+        raw = await self.send_request("sampling/createMessage", params.to_wire())
+        return CreateMessageResult.model_validate(raw)
+
+    async def elicit_form(self, message: str, requested_schema: dict[str, Any], related_request_id: Any = None) -> Any:
+        from mcp.types import ElicitResult
+
+        raw = await self.send_request("elicitation/create", {"mode": "form", "message": message,
+                                                              "requestedSchema": requested_schema})
+        return ElicitResult.model_validate(raw)
+
+    elicit = elicit_form
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str, related_request_id: Any = None) -> Any:
+        from mcp.types import ElicitResult
+
+        raw = await self.send_request("elicitation/create", {"mode": "url", "message": message, "url": url,
+                                                              "elicitationId": elicitation_id})
+        return ElicitResult.model_validate(raw)
+
+    async def send_elicit_complete(self, elicitation_id: str) -> None:
+        await self.send_notification("notifications/elicitation/complete", {"elicitationId": elicitation_id})
+
+    async def list_roots(self) -> Any:
+        from mcp.types import ListRootsResult
+
+        return ListRootsResult.model_validate(await self.send_request("roots/list"))
+
+    def check_client_capability(self, capability: Any) -> bool:
+        """True when the client declared every capability set in `capability`."""
+        have = self._client_capabilities
+        if have is None:
+            return False
+        wanted = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)
+        declared = have.model_dump(exclude_none=True)
+        return all(key in declared for key in wanted)
+
 
 def validate_params(params_type: Any, params: dict[str, Any] | None) -> Any:
     """Validate raw params into a handler's params type; -32602 with pydantic's text on failure."""

@@ -103,14 +103,44 @@ class Context(Generic[LifespanT]):
     async def notify_resource_updated(self, uri: str) -> None:
         await self.session.send_resource_updated(str(uri))
 
+    @property
+    def cancelled(self) -> bool:
+        """True once the client cancelled this request (`notifications/cancelled`) or went away.
+
+        Async handlers are interrupted at their next `await` anyway; a sync handler running on a
+        worker thread cannot be, so it should poll this and stop early."""
+        ctx = self.request_context
+        scope = ctx.session.peer._in_flight.get(ctx.request_id)
+        return scope is None or scope.cancel_called
+
+    async def elicit(self, message: str, schema: type[Any]) -> Any:
+        """Ask the user for form input (handshake-era back-channel); returns
+        `AcceptedElicitation(data=...)`, `DeclinedElicitation()` or `CancelledElicitation()`."""
+        from mcp.server.mcpserver.elicitation import form_schema, to_result
+
+        requested = form_schema(schema)
+        result = await self.session.elicit_form(message, requested)
+        return to_result(schema, result.model_dump(mode="json"))
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
+        """Send the user to `url` (handshake-era back-channel); returns the `ElicitResult`."""
+        return await self.session.elicit_url(message, url, elicitation_id)
+
     async def log(self, level: str, data: Any, *, logger_name: str | None = None) -> None:
-        """Deprecated protocol logging (`notifications/message`); prefer stdlib logging to stderr."""
+        """Deprecated protocol logging (`notifications/message`); prefer stdlib logging to stderr.
+
+        Sent only at or above the level the client asked for: `logging/setLevel` on the handshake
+        wire, the request's `io.modelcontextprotocol/logLevel` on 2026-07-28 (nothing without it)."""
         warnings.warn("Context.log() sends deprecated protocol logging; use the logging module", MCPDeprecationWarning,
                       stacklevel=2)
+        ctx = self.request_context
+        threshold = _threshold(ctx)
+        if threshold is None or _LEVELS.get(level, 0) < _LEVELS.get(threshold, 0):
+            return
         params: dict[str, Any] = {"level": level, "data": data}
         if logger_name is not None:
             params["logger"] = logger_name
-        await self.session.send_notification("notifications/message", params)
+        await ctx.session.peer.send_notification("notifications/message", params)
 
     async def debug(self, data: Any, *, logger_name: str | None = None) -> None:
         await self.log("debug", data, logger_name=logger_name)
@@ -123,3 +153,18 @@ class Context(Generic[LifespanT]):
 
     async def error(self, data: Any, *, logger_name: str | None = None) -> None:
         await self.log("error", data, logger_name=logger_name)
+
+
+_LEVELS = {name: rank for rank, name in enumerate(
+    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"))}
+
+
+def _threshold(ctx: ServerRequestContext[Any]) -> str | None:
+    """The minimum level to send for this request, or None to send nothing."""
+    from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS
+
+    if ctx.protocol_version in MODERN_VERSIONS:
+        meta = ctx.meta
+        level = None if meta is None else meta.get(LOG_LEVEL_META_KEY)
+        return level if isinstance(level, str) else None
+    return ctx.session.log_level or "debug"

@@ -84,6 +84,7 @@ class MCPServer(Generic[LifespanT]):
             lifespan=self._lifespan_wrapper(lifespan),
             on_list_tools=self._on_list_tools,
             on_call_tool=self._on_call_tool,
+            on_set_logging_level=self._on_set_logging_level,
         )
         self._lowlevel_server._capability_hook = self._capabilities
         if middleware:
@@ -129,6 +130,7 @@ class MCPServer(Generic[LifespanT]):
     def _capabilities(self, caps: Any) -> Any:
         from mcp.types import PromptsCapability, ResourcesCapability, ToolsCapability
 
+        caps.logging = None  # served for old clients, but deprecated: not advertised
         caps.tools = ToolsCapability(list_changed=True)
         caps.resources = ResourcesCapability(subscribe=True, list_changed=True)
         caps.prompts = PromptsCapability(list_changed=True)
@@ -218,6 +220,12 @@ class MCPServer(Generic[LifespanT]):
         if tool is None:
             return error_result(f"Unknown tool: {params.name}")
         return await tool.call(params.arguments, Context(ctx, self) if tool.signature.context_param else None)
+
+    async def _on_set_logging_level(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
+        from mcp.types import EmptyResult
+
+        ctx.session.log_level = params.level
+        return EmptyResult()
 
     # -- running ------------------------------------------------------------------------------
 

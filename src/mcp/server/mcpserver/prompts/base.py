@@ -1,0 +1,290 @@
+"""Prompts: message templates the user picks (`@mcp.prompt()`).
+
+A `Prompt` is compiled once, at registration: its wire arguments (a flat list of named strings,
+no schema), the model that validates them, and where a `Context` goes. `render` is the
+prompts/get path: check required arguments, call the function (sync ones on a worker thread),
+turn whatever it returned into `PromptMessage`s.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import types
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+
+import anyio.to_thread
+import pydantic_core
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from mcp.server.mcpserver.media import Audio, Image
+from mcp.server.mcpserver.signature import Signature, inspect_function
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    AudioContent,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    InputRequiredResult,
+    PromptArgument,
+    PromptMessage,
+    ResourceLink,
+    Role,
+    TextContent,
+)
+
+if TYPE_CHECKING:
+    from mcp.types import Icon
+    from mcp.types import Prompt as WirePrompt
+
+__all__ = ["AssistantMessage", "Message", "Prompt", "PromptArgument", "UserMessage"]
+
+_CONTENT_TYPES = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
+
+
+def _to_content(value: Any) -> Any:
+    """`str` -> `TextContent`; `Image`/`Audio` -> their block; anything else is left to validation."""
+    if isinstance(value, str):
+        return TextContent(text=value)
+    if isinstance(value, Image | Audio):
+        return value.to_content_block()
+    return value
+
+
+class Message(BaseModel):
+    """One message of a rendered prompt: a role and one content block.
+
+    `content` accepts a `str` (wrapped in `TextContent`), any content block (text, image, audio,
+    resource link, embedded resource), or an `Image`/`Audio` helper.
+    """
+
+    model_config = ConfigDict(validate_by_name=True, validate_by_alias=True)
+
+    role: Role
+    content: ContentBlock
+
+    def __init__(self, content: Any = None, **data: Any) -> None:
+        if content is not None:
+            data["content"] = content
+        super().__init__(**data)
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _coerce_content(cls, value: Any) -> Any:
+        return _to_content(value)
+
+    def to_prompt_message(self) -> PromptMessage:
+        """This message as the wire `PromptMessage`."""
+        return PromptMessage.model_construct(role=self.role, content=self.content)
+
+
+class UserMessage(Message):
+    """A message from the user (`role="user"`)."""
+
+    role: Literal["user", "assistant"] = "user"
+
+    def __init__(self, content: Any = None, **data: Any) -> None:
+        super().__init__(content, **data)
+
+
+class AssistantMessage(Message):
+    """A message from the assistant (`role="assistant"`): pre-fills the model's turn."""
+
+    role: Literal["user", "assistant"] = "assistant"
+
+    def __init__(self, content: Any = None, **data: Any) -> None:
+        super().__init__(content, **data)
+
+
+class Prompt:
+    """A registered prompt: its wire description and its compiled render plan."""
+
+    __slots__ = ("_signature", "arguments", "context_kwarg", "description", "fn", "icons", "name", "title")
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str,
+        title: str | None,
+        description: str | None,
+        arguments: list[PromptArgument],
+        icons: list[Icon] | None,
+        context_kwarg: str | None,
+        signature: Signature,
+    ) -> None:
+        self.fn = fn
+        self.name = name
+        self.title = title
+        self.description = description
+        self.arguments = arguments
+        self.icons = icons
+        self.context_kwarg = context_kwarg
+        self._signature = signature
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[Icon] | None = None,
+        context_kwarg: str | None = None,
+    ) -> Prompt:
+        """Build a prompt from a function.
+
+        The name defaults to the function's name and the description to its docstring. Each
+        parameter (except the `Context` one, found by annotation or named by `context_kwarg`)
+        becomes an argument: required when it has no default, described by
+        `Field(description=...)` (plain default or inside `Annotated`). Raises `ValueError` for a
+        lambda without a name and `InvalidSignature` for a signature that cannot be served.
+        """
+        fn_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        if fn_name == "<lambda>":
+            raise ValueError("You must provide a name for lambda functions")
+        skip = frozenset({context_kwarg}) if context_kwarg else frozenset()
+        signature = inspect_function(fn, fn_name, skip=skip)
+        if context_kwarg is None:
+            context_kwarg = signature.context_param
+        aliases = dict(signature.renamed)
+        arguments = [
+            PromptArgument(
+                name=aliases.get(field_name, field_name),
+                description=field.description,
+                required=field.is_required(),
+            )
+            for field_name, field in signature.arguments_model.model_fields.items()
+        ]
+        if description is None:
+            description = inspect.getdoc(fn) or None
+        return cls(
+            fn,
+            name=fn_name,
+            title=title,
+            description=description,
+            arguments=arguments,
+            icons=icons,
+            context_kwarg=context_kwarg,
+            signature=signature,
+        )
+
+    def to_wire(self) -> WirePrompt:
+        """The `Prompt` listed by prompts/list."""
+        from mcp.types import Prompt as WirePrompt
+
+        return WirePrompt(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            arguments=list(self.arguments),
+            icons=self.icons,
+        )
+
+    async def render(
+        self, arguments: dict[str, str] | None = None, context: Any = None
+    ) -> list[PromptMessage] | InputRequiredResult:
+        """Render the prompt: validate `arguments`, call the function, convert its return value.
+
+        Raises `ValueError("Missing required arguments: {...}")` before the function runs when a
+        required argument is absent, and `ValueError("Error rendering prompt <name>: ...")` when
+        validation, the function or the conversion fails. An `MCPError` raised by the function
+        propagates unchanged. An `InputRequiredResult` returned by the function (a 2026-07-28
+        multi-round-trip prompt) is returned as is.
+        """
+        arguments = arguments or {}
+        required = {arg.name for arg in self.arguments if arg.required}
+        missing = required - arguments.keys()
+        if missing:
+            raise ValueError(f"Missing required arguments: {missing}")
+        try:
+            value = await self._call(arguments, context)
+            if isinstance(value, InputRequiredResult):
+                return value
+            return to_prompt_messages(value)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise ValueError(f"Error rendering prompt {self.name}: {exc}") from exc
+
+    async def _call(self, arguments: dict[str, Any], context: Any) -> Any:
+        sig = self._signature
+        model = sig.arguments_model
+        try:
+            validated = model.model_validate(arguments)
+        except ValidationError:
+            parsed = _parse_json_arguments(model, dict(sig.renamed), arguments)
+            if parsed is arguments:
+                raise
+            validated = model.model_validate(parsed)
+        kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+        for field_name, param_name in sig.renamed:
+            kwargs[param_name] = kwargs.pop(field_name)
+        if self.context_kwarg is not None:
+            kwargs[self.context_kwarg] = context
+        if sig.is_async:
+            value = await self.fn(**kwargs)
+        else:
+            value = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+        if inspect.isawaitable(value):
+            value = await value
+        return value
+
+    def __repr__(self) -> str:
+        return f"Prompt(name={self.name!r}, arguments={[a.name for a in self.arguments]!r})"
+
+
+def _parse_json_arguments(
+    model: type[BaseModel], aliases: dict[str, str], arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """Prompt arguments arrive as strings: for parameters typed as something other than `str`,
+    try a JSON reading of the value (`"[1, 2]"` for a `list[int]`). Returns `arguments` itself
+    when nothing was parsed."""
+    parsed: dict[str, Any] | None = None
+    for field_name, field in model.model_fields.items():
+        key = aliases.get(field_name, field_name)
+        raw = arguments.get(key)
+        if not isinstance(raw, str) or _accepts_str(field.annotation):
+            continue
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue
+        if parsed is None:
+            parsed = dict(arguments)
+        parsed[key] = value
+    return arguments if parsed is None else parsed
+
+
+def _accepts_str(annotation: Any) -> bool:
+    if annotation is str or annotation is Any:
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        return any(_accepts_str(arg) for arg in get_args(annotation))
+    return False
+
+
+def to_prompt_messages(value: Any) -> list[PromptMessage]:
+    """Turn what a prompt function returned into wire messages.
+
+    A `str`, a content block or an `Image`/`Audio` becomes one user message; a `Message` or a
+    `PromptMessage` one message; a dict with `role` and `content` keys one message; a list or tuple of
+    any of these, messages in order. Any other value is sent as a user message of its JSON text.
+    """
+    items: Sequence[Any] = value if isinstance(value, list | tuple) else (value,)
+    return [_to_prompt_message(item) for item in items]
+
+
+def _to_prompt_message(item: Any) -> PromptMessage:
+    if isinstance(item, PromptMessage):
+        return item
+    if isinstance(item, Message):
+        return item.to_prompt_message()
+    if isinstance(item, dict) and "role" in item and "content" in item:
+        return Message.model_validate(item).to_prompt_message()
+    if isinstance(item, (str, Image, Audio, *_CONTENT_TYPES)):
+        return UserMessage(item).to_prompt_message()
+    text = pydantic_core.to_json(item, fallback=str, indent=2).decode()
+    return UserMessage(text).to_prompt_message()

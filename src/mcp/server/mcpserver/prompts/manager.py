@@ -1,0 +1,67 @@
+"""The registry of an `MCPServer`'s prompts: registration order, duplicates, rendering by name."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.mcpserver.prompts.base import Prompt
+
+if TYPE_CHECKING:
+    from mcp.types import GetPromptResult, InputRequiredResult
+    from mcp.types import Prompt as WirePrompt
+
+__all__ = ["PromptManager"]
+
+logger = logging.getLogger("mcp.server.prompts")
+
+
+class PromptManager:
+    """Holds the registered prompts by name, in registration order."""
+
+    def __init__(self, warn_on_duplicate_prompts: bool = True) -> None:
+        self._prompts: dict[str, Prompt] = {}
+        self.warn_on_duplicate_prompts = warn_on_duplicate_prompts
+
+    def add_prompt(self, prompt: Prompt) -> Prompt:
+        """Register `prompt` and return it. When a prompt with the same name is already registered
+        the existing one is kept and returned (with a `Prompt already exists: <name>` warning in
+        the log unless `warn_on_duplicate_prompts=False`)."""
+        existing = self._prompts.get(prompt.name)
+        if existing is not None:
+            if self.warn_on_duplicate_prompts:
+                logger.warning("Prompt already exists: %s", prompt.name)
+            return existing
+        self._prompts[prompt.name] = prompt
+        return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        """Unregister the prompt called `name`; `ValueError` when there is none."""
+        if self._prompts.pop(name, None) is None:
+            raise ValueError(f"Unknown prompt: {name}")
+
+    def get_prompt(self, name: str) -> Prompt | None:
+        """The registered prompt called `name`, or `None`."""
+        return self._prompts.get(name)
+
+    def list_prompts(self) -> list[WirePrompt]:
+        """The wire `Prompt`s of every registered prompt, in registration order."""
+        return [prompt.to_wire() for prompt in self._prompts.values()]
+
+    async def render_prompt(
+        self, name: str, arguments: dict[str, str] | None = None, context: Any = None
+    ) -> GetPromptResult | InputRequiredResult:
+        """The whole prompts/get for `name`: render it into a `GetPromptResult` carrying the
+        prompt's description. Raises `ValueError(f"Unknown prompt: {name}")` for an unknown name
+        and whatever `Prompt.render` raises (`ValueError` for missing arguments or a failed
+        render, `MCPError` unchanged). An `InputRequiredResult` from the function is returned
+        as is."""
+        from mcp.types import GetPromptResult, InputRequiredResult
+
+        prompt = self._prompts.get(name)
+        if prompt is None:
+            raise ValueError(f"Unknown prompt: {name}")
+        messages = await prompt.render(arguments, context)
+        if isinstance(messages, InputRequiredResult):
+            return messages
+        return GetPromptResult(description=prompt.description, messages=messages)
