@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
-from mcp.types._base import Meta, MCPModel, OpenMCPModel, meta_field
+from mcp.types._base import MCPModel, Meta, OpenMCPModel, meta_field
 
 Role = Literal["user", "assistant"]
 Cursor = str

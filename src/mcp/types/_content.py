@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from mcp.types._base import Meta, MCPModel, meta_field
+from mcp.types._base import MCPModel, Meta, meta_field
 from mcp.types._common import Annotations, Icon
 
 
@@ -67,6 +67,15 @@ class ResourceLink(MCPModel):
     meta: Meta | None = meta_field()
 
 
+ContentBlock = Annotated[
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
+    Field(discriminator="type"),
+]
+"""Any content block a tool result or prompt message may carry."""
+
+Content = ContentBlock
+
+
 class ToolUseContent(MCPModel):
     type: Literal["tool_use"] = "tool_use"
     id: str
@@ -79,15 +88,7 @@ class ToolResultContent(MCPModel):
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
     content: list[ContentBlock] = Field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
-    structured_content: dict[str, Any] | None = None
+    structured_content: Any = None
+    """Any JSON value on 2026-07-28; a JSON object on 2025-11-25."""
     is_error: bool | None = None
     meta: Meta | None = meta_field()
-
-
-ContentBlock = Annotated[
-    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
-    Field(discriminator="type"),
-]
-"""Any content block a tool result or prompt message may carry."""
-
-Content = ContentBlock

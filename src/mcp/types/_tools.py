@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mcp.types._base import Meta, MCPModel, meta_field
+from mcp.types._base import MCPModel, Meta, meta_field
 from mcp.types._common import CacheableResult, Icon, NotificationParams, PaginatedRequestParams, Result
 from mcp.types._content import ContentBlock
 from mcp.types._input_required import InputResponseRequestParams
