@@ -11,6 +11,8 @@ _OWNER = {
     "ClientRequestContext": "mcp.client.session",
     "StdioServerParameters": "mcp.client.stdio",
     "stdio_client": "mcp.client.stdio",
+    "streamable_http_client": "mcp.client.streamable_http",
+    "sse_client": "mcp.client.sse",
 }
 
 __all__ = sorted(_OWNER)
@@ -29,5 +31,7 @@ if TYPE_CHECKING:
     from mcp.client.client import Client as Client
     from mcp.client.session import ClientRequestContext as ClientRequestContext
     from mcp.client.session import ClientSession as ClientSession
+    from mcp.client.sse import sse_client as sse_client
     from mcp.client.stdio import StdioServerParameters as StdioServerParameters
     from mcp.client.stdio import stdio_client as stdio_client
+    from mcp.client.streamable_http import streamable_http_client as streamable_http_client

@@ -171,13 +171,94 @@ class Client:
                         read_timeout_seconds: float | None = None, progress_callback: Any = None, *,
                         input_responses: dict[str, Any] | None = None, request_state: str | None = None,
                         meta: dict[str, Any] | None = None) -> Any:
-        """Call a tool; a result whose `structured_content` breaks the tool's declared
-        `output_schema` raises (never for `is_error` results)."""
-        result = await self.session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
-                                              input_responses=input_responses, request_state=request_state)
-        if not result.is_error and getattr(result, "result_type", None) in (None, "complete"):
+        """Call a tool, answering any input the server asks for along the way (2026-07-28); a
+        result whose `structured_content` breaks the tool's declared `output_schema` raises (never
+        for `is_error` results)."""
+        session = self.session
+
+        async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
+            return await session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
+                                           input_responses=responses, request_state=state)
+
+        result = await self._drive(one_round, input_responses, request_state)
+        if not result.is_error:
             await self._check_structured(name, result)
         return result
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *,
+                         input_responses: dict[str, Any] | None = None, request_state: str | None = None,
+                         meta: dict[str, Any] | None = None) -> Any:
+        session = self.session
+
+        async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
+            return await session.get_prompt(name, arguments, meta=meta, input_responses=responses, request_state=state)
+
+        return await self._drive(one_round, input_responses, request_state)
+
+    async def read_resource(self, uri: Any, *, input_responses: dict[str, Any] | None = None,
+                            request_state: str | None = None, meta: dict[str, Any] | None = None,
+                            cache_mode: str = "use") -> Any:
+        session = self.session
+
+        async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
+            return await session.read_resource(uri, meta=meta, input_responses=responses, request_state=state)
+
+        return await self._drive(one_round, input_responses, request_state)
+
+    async def _drive(self, one_round: Any, responses: dict[str, Any] | None, state: str | None) -> Any:
+        """Retry with answers until the server returns a final result (bounded by
+        `input_required_max_rounds`); a round with only `requestState` backs off 50-250 ms."""
+        from mcp.shared.exceptions import InputRequiredRoundsExceededError
+        from mcp.types import InputRequiredResult
+
+        rounds = 0
+        delay = 0.05
+        while True:
+            result = await one_round(responses, state)
+            if not isinstance(result, InputRequiredResult):
+                return result
+            rounds += 1
+            if rounds > self.input_required_max_rounds:
+                raise InputRequiredRoundsExceededError(
+                    f"The server still required input after {self.input_required_max_rounds} rounds"
+                )
+            requests = result.input_requests or {}
+            responses = {key: await self.session.answer_input_request(request) for key, request in requests.items()}
+            state = result.request_state
+            if not requests:
+                await anyio.sleep(delay)
+                delay = min(delay * 2, 0.25)
+
+    async def list_resources(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
+                             cache_mode: str = "use") -> Any:
+        return await self.session.list_resources(cursor, meta=meta)
+
+    async def list_resource_templates(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
+                                      cache_mode: str = "use") -> Any:
+        return await self.session.list_resource_templates(cursor, meta=meta)
+
+    async def list_prompts(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
+                           cache_mode: str = "use") -> Any:
+        return await self.session.list_prompts(cursor, meta=meta)
+
+    async def complete(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, str] | None = None) -> Any:
+        return await self.session.complete(ref, argument, context_arguments)
+
+    async def subscribe_resource(self, uri: Any) -> Any:
+        return await self.session.subscribe_resource(uri)
+
+    async def unsubscribe_resource(self, uri: Any) -> Any:
+        return await self.session.unsubscribe_resource(uri)
+
+    async def set_logging_level(self, level: str) -> Any:
+        return await self.session.set_logging_level(level)
+
+    async def send_roots_list_changed(self) -> None:
+        await self.session.send_roots_list_changed()
+
+    async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
+                                         message: str | None = None) -> None:
+        await self.session.send_progress_notification(progress_token, progress, total, message)
 
     async def _check_structured(self, name: str, result: Any) -> None:
         tool = self._tools.get(name)

@@ -181,19 +181,92 @@ class ClientSession:
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
                         read_timeout_seconds: float | None = None, progress_callback: ProgressCallback | None = None,
                         *, meta: dict[str, Any] | None = None, input_responses: dict[str, Any] | None = None,
-                        request_state: str | None = None) -> Any:
+                        request_state: str | None = None, allow_input_required: bool = True,
+                        allow_claimed: bool = False) -> Any:
+        """One `tools/call` round: a `CallToolResult`, or (2026-07-28) an `InputRequiredResult`."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
+        return await self._round("tools/call", params, "CallToolResult", meta, input_responses, request_state,
+                                 allow_input_required, timeout=read_timeout_seconds, progress_callback=progress_callback)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *, meta: dict[str, Any] | None = None,
+                         input_responses: dict[str, Any] | None = None, request_state: str | None = None,
+                         allow_input_required: bool = True) -> Any:
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return await self._round("prompts/get", params, "GetPromptResult", meta, input_responses, request_state,
+                                 allow_input_required)
+
+    async def read_resource(self, uri: Any, *, meta: dict[str, Any] | None = None,
+                            input_responses: dict[str, Any] | None = None, request_state: str | None = None,
+                            allow_input_required: bool = True) -> Any:
+        return await self._round("resources/read", {"uri": str(uri)}, "ReadResourceResult", meta, input_responses,
+                                 request_state, allow_input_required)
+
+    async def _round(self, method: str, params: dict[str, Any], result_name: str, meta: dict[str, Any] | None,
+                     input_responses: dict[str, Any] | None, request_state: str | None, allow_input_required: bool,
+                     *, timeout: float | None = None, progress_callback: ProgressCallback | None = None) -> Any:
         if meta:
             params["_meta"] = dict(meta)
         if input_responses is not None:
             params["inputResponses"] = input_responses
         if request_state is not None:
             params["requestState"] = request_state
-        raw = await self.send_request_raw("tools/call", params, timeout=read_timeout_seconds,
-                                          progress_callback=progress_callback)
-        return _types().CallToolResult.model_validate(raw)
+        raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback)
+        t = _types()
+        if raw.get("resultType") == "input_required":
+            if not allow_input_required:
+                raise MCPError(-32603, f"{method} answered input_required but the caller did not allow it")
+            return t.InputRequiredResult.model_validate(raw)
+        return getattr(t, result_name).model_validate(raw)
+
+    async def answer_input_request(self, request: Any) -> dict[str, Any]:
+        """Answer one `inputRequests` entry with the callbacks that answer the same request pushed
+        over the handshake-era back-channel; returns the wire `InputResponse`."""
+        wire = request.to_wire() if hasattr(request, "to_wire") else request
+        return await self._answer(wire["method"], wire.get("params") or {}, None)
+
+    async def list_resources(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
+        return _types().ListResourcesResult.model_validate(
+            await self.send_request_raw("resources/list", _paginated(cursor, meta)))
+
+    async def list_resource_templates(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
+        return _types().ListResourceTemplatesResult.model_validate(
+            await self.send_request_raw("resources/templates/list", _paginated(cursor, meta)))
+
+    async def list_prompts(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
+        return _types().ListPromptsResult.model_validate(
+            await self.send_request_raw("prompts/list", _paginated(cursor, meta)))
+
+    async def subscribe_resource(self, uri: Any) -> Any:
+        return _types().EmptyResult.model_validate(await self.send_request_raw("resources/subscribe", {"uri": str(uri)}))
+
+    async def unsubscribe_resource(self, uri: Any) -> Any:
+        return _types().EmptyResult.model_validate(
+            await self.send_request_raw("resources/unsubscribe", {"uri": str(uri)}))
+
+    async def set_logging_level(self, level: str) -> Any:
+        return _types().EmptyResult.model_validate(await self.send_request_raw("logging/setLevel", {"level": level}))
+
+    async def complete(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, str] | None = None) -> Any:
+        params: dict[str, Any] = {"ref": ref.to_wire() if hasattr(ref, "to_wire") else ref, "argument": argument}
+        if context_arguments is not None:
+            params["context"] = {"arguments": context_arguments}
+        return _types().CompleteResult.model_validate(await self.send_request_raw("completion/complete", params))
+
+    async def send_roots_list_changed(self) -> None:
+        await self.peer.send_notification("notifications/roots/list_changed")
+
+    async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
+                                         message: str | None = None) -> None:
+        params: dict[str, Any] = {"progressToken": progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        await self.peer.send_notification("notifications/progress", params)
 
     # -- incoming -----------------------------------------------------------------------------
 

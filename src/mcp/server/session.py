@@ -68,6 +68,8 @@ class ServerSession:
         self._client_capabilities: ClientCapabilities | None = None
         self.initialized = False
         self.log_level: str | None = None
+        self.subscribed_uris: set[str] = set()
+        """Handshake-era `resources/subscribe` targets of this connection."""
         self.peer = Peer(read_stream, write_stream, role="server", on_request=self._on_request,
                          on_notification=self._on_notification, drop_when_full=drop_when_full)
 
@@ -163,6 +165,9 @@ class ServerSession:
             elif method in CACHEABLE_METHODS:
                 wire.setdefault("cacheScope", "private")
             return wire
+        if wire.get("resultType") == "input_required":
+            logger.error("%s returned an InputRequiredResult on a %s connection, which cannot carry one", method, version)
+            raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result")
         from mcp._protocol.revisions import prune_result
 
         return prune_result(method, wire, version)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import anyio.to_thread
 
@@ -61,6 +61,7 @@ class RegisteredCompletion:
             argument = CompletionArgument.model_validate(argument)
         if isinstance(context, dict):
             context = CompletionContext.model_validate(context)
+        value: Any
         if self._is_async:
             value = await self.fn(ref, argument, context)
         else:
@@ -73,11 +74,12 @@ class RegisteredCompletion:
 
 
 def _ref(ref: Any) -> PromptReference | ResourceTemplateReference:
-    if isinstance(ref, dict):
-        return ResourceTemplateReference.model_validate(ref) if ref.get("type") == "ref/resource" else (
-            PromptReference.model_validate(ref)
-        )
-    return ref
+    if not isinstance(ref, dict):
+        return ref
+    ref = cast("dict[str, Any]", ref)
+    if ref.get("type") == "ref/resource":
+        return ResourceTemplateReference.model_validate(ref)
+    return PromptReference.model_validate(ref)
 
 
 def to_complete_result(value: Any) -> CompleteResult:
@@ -96,13 +98,14 @@ def to_complete_result(value: Any) -> CompleteResult:
     elif isinstance(value, Completion):
         completion = value
     elif isinstance(value, dict):
+        data = cast("dict[str, Any]", value)
         completion = Completion.model_construct(
-            values=list(value.get("values") or ()),
-            total=value.get("total"),
-            has_more=value.get("has_more", value.get("hasMore")),
+            values=list(data.get("values") or ()),
+            total=data.get("total"),
+            has_more=data.get("has_more", data.get("hasMore")),
         )
     elif isinstance(value, Iterable) and not isinstance(value, str | bytes):
-        completion = Completion.model_construct(values=list(value))
+        completion = Completion.model_construct(values=list(cast("Iterable[Any]", value)))
     else:
         raise TypeError(f"A completion handler must return a Completion or None, not {type(value).__name__}")
     values = [str(v) for v in completion.values]

@@ -75,7 +75,11 @@ class Context(Generic[LifespanT]):
 
     @property
     def request_state(self) -> str | None:
-        params = self.request_context.params
+        """The plaintext state the handler returned last round (verified and unsealed)."""
+        ctx = self.request_context
+        if "request_state" in ctx.extra:
+            return ctx.extra["request_state"]
+        params = ctx.params
         return None if params is None else params.get("requestState")
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -91,17 +95,46 @@ class Context(Generic[LifespanT]):
             params["message"] = message
         await self.session.peer.send_notification("notifications/progress", params)
 
+    async def read_resource(self, uri: str) -> Any:
+        """Read one of this server's resources: an iterable of `ReadResourceContents`."""
+        return await self.mcp_server._resources.read(str(uri), self)
+
+    async def _notify(self, event: Any, legacy: str) -> None:
+        """Publish to `subscriptions/listen` streams; also tell this handshake-era connection."""
+        server = self._mcp_server
+        if server is not None:
+            await server._publish(event)
+        ctx = self._request_context
+        if ctx is not None and ctx.session.has_back_channel:
+            await ctx.session.send_notification(legacy)
+
     async def notify_tools_changed(self) -> None:
-        await self.session.send_tool_list_changed()
+        from mcp.server.subscriptions import ToolsListChanged
+
+        await self._notify(ToolsListChanged(), "notifications/tools/list_changed")
 
     async def notify_resources_changed(self) -> None:
-        await self.session.send_resource_list_changed()
+        from mcp.server.subscriptions import ResourcesListChanged
+
+        await self._notify(ResourcesListChanged(), "notifications/resources/list_changed")
 
     async def notify_prompts_changed(self) -> None:
-        await self.session.send_prompt_list_changed()
+        from mcp.server.subscriptions import PromptsListChanged
+
+        await self._notify(PromptsListChanged(), "notifications/prompts/list_changed")
 
     async def notify_resource_updated(self, uri: str) -> None:
-        await self.session.send_resource_updated(str(uri))
+        """Tell listen streams and every handshake-era connection subscribed to `uri`."""
+        from mcp.server.subscriptions import ResourceUpdated
+
+        uri = str(uri)
+        server = self._mcp_server
+        if server is None:
+            return
+        await server._publish(ResourceUpdated(uri=uri))
+        for session in list(server._subscribed_sessions):
+            if uri in session.subscribed_uris:
+                await session.send_resource_updated(uri)
 
     @property
     def cancelled(self) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal
+from typing import Any, Generic, Literal, Union
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar
@@ -27,7 +27,12 @@ class CancelledElicitation(BaseModel):
     action: Literal["cancel"] = "cancel"
 
 
-ElicitationResult = AcceptedElicitation[T] | DeclinedElicitation | CancelledElicitation
+class ElicitationResult:
+    """`ElicitationResult[Model]` is `AcceptedElicitation[Model] | DeclinedElicitation |
+    CancelledElicitation`: annotate with it to receive every outcome and branch on it."""
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return Union[AcceptedElicitation[item], DeclinedElicitation, CancelledElicitation]  # noqa: UP007  # pyright: ignore
 
 
 def form_schema(schema: type[BaseModel]) -> dict[str, Any]:

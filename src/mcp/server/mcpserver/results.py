@@ -68,7 +68,8 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
     if _is_dict_with_str_keys(bare):
         model = create_model(f"{fn_name}DictOutput", __base__=RootModel[annotation])  # type: ignore[valid-type]
         return _model_plan(model, root=True)
-    if inspect.isclass(bare) and not issubclass(bare, _SCALARS) and get_origin(bare) is None and not _is_builtin(bare):
+    if (inspect.isclass(bare) and bare is not Any and not issubclass(bare, _SCALARS) and get_origin(bare) is None
+            and not _is_builtin(bare)):
         fields = _class_fields(bare)
         if fields:
             model = create_model(bare.__name__, __config__=ConfigDict(from_attributes=True, arbitrary_types_allowed=True), **fields)

@@ -3,15 +3,17 @@ lifecycle and dispatch belong to the low-level `Server` it is built on."""
 
 from __future__ import annotations
 
+import functools
 import logging
+import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Generic, Literal, TypeVar
 
 from typing_extensions import TypeVar as DefaultTypeVar
 
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel.server import Server
+from mcp.server.lowlevel.server import Server, _Entry, _LazyParams
+from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.tools import RegisteredTool, error_result
 
@@ -51,15 +53,22 @@ class MCPServer(Generic[LifespanT]):
         token_verifier: Any = None,
         *,
         tools: list[Any] | None = None,
+        resources: list[Any] | None = None,
+        extensions: list[Any] | None = None,
         debug: bool = False,
         log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO",
-        warn_on_duplicate_tools: bool = True,
         warn_on_duplicate_resources: bool = True,
+        warn_on_duplicate_tools: bool = True,
         warn_on_duplicate_prompts: bool = True,
         dependencies: list[str] | None = None,
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
+        auth: Any = None,
+        resource_security: Any = None,
+        request_state_security: Any = None,
         cache_hints: dict[str, Any] | None = None,
+        subscriptions: Any = None,
         middleware: list[Any] | None = None,
+        page_size: int | None = None,
         **unexpected: Any,
     ) -> None:
         if unexpected:
@@ -67,30 +76,71 @@ class MCPServer(Generic[LifespanT]):
                 f"MCPServer() got unexpected keyword argument(s) {sorted(unexpected)}; transport options such as "
                 "host or port go to run() or streamable_http_app()"
             )
+        if page_size is not None and page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        from mcp.server.mcpserver.prompts import PromptManager
+        from mcp.server.mcpserver.resources import DEFAULT_RESOURCE_SECURITY, ResourceManager
+        from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+        if request_state_security is not None and name is None and request_state_security.audience is None:
+            raise ValueError(
+                "request_state_security= on an unnamed server needs an audience: give the server a name or set "
+                "RequestStateSecurity(audience=...)"
+            )
         self.settings = Settings(
             debug=debug, log_level=log_level, warn_on_duplicate_tools=warn_on_duplicate_tools,
             warn_on_duplicate_resources=warn_on_duplicate_resources,
             warn_on_duplicate_prompts=warn_on_duplicate_prompts, dependencies=list(dependencies or []),
-            lifespan=lifespan,
+            lifespan=lifespan, auth=auth,
         )
         self.dependencies = self.settings.dependencies
+        self._page_size = page_size
         self._tools: dict[str, RegisteredTool] = {}
         self._tools_result: Any = None
+        self._resources = ResourceManager(
+            warn_on_duplicate_resources=warn_on_duplicate_resources,
+            resource_security=resource_security if resource_security is not None else DEFAULT_RESOURCE_SECURITY,
+        )
+        self._prompts = PromptManager(warn_on_duplicate_prompts=warn_on_duplicate_prompts)
+        self._completion: Any = None
         self._custom_routes: list[Any] = []
+        self._bus = subscriptions if subscriptions is not None else InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._bus)
+        self._subscribed_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._boundary = RequestStateBoundary(request_state_security or RequestStateSecurity.ephemeral(),
+                                              audience=name or "mcp-server")
+        bind = functools.partial
         self._lowlevel_server: Server[Any] = Server(
             name or "mcp-server",
             version=version, title=title, description=description, instructions=instructions,
             website_url=website_url, icons=icons, cache_hints=cache_hints,
             lifespan=self._lifespan_wrapper(lifespan),
-            on_list_tools=self._on_list_tools,
-            on_call_tool=self._on_call_tool,
-            on_set_logging_level=self._on_set_logging_level,
+            on_list_tools=bind(handlers.list_tools, self),
+            on_call_tool=bind(handlers.call_tool, self),
+            on_list_resources=bind(handlers.list_resources, self),
+            on_list_resource_templates=bind(handlers.list_resource_templates, self),
+            on_read_resource=bind(handlers.read_resource, self),
+            on_subscribe_resource=bind(handlers.subscribe_resource, self),
+            on_unsubscribe_resource=bind(handlers.unsubscribe_resource, self),
+            on_list_prompts=bind(handlers.list_prompts, self),
+            on_get_prompt=bind(handlers.get_prompt, self),
+            on_set_logging_level=bind(handlers.set_logging_level, self),
+            on_subscriptions_listen=self._listen,
         )
         self._lowlevel_server._capability_hook = self._capabilities
+        self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
         if middleware:
             self._lowlevel_server.middleware.extend(middleware)
         for tool in tools or ():
             self.add_tool(tool)
+        for resource in resources or ():
+            self.add_resource(resource)
+        self._extensions = list(extensions or [])
+        if self._extensions:
+            from mcp.server.extension import install_extensions
+
+            install_extensions(self, self._extensions)
         logging.basicConfig(level=getattr(logging, log_level, logging.INFO))
 
     # -- identity -----------------------------------------------------------------------------
@@ -146,6 +196,10 @@ class MCPServer(Generic[LifespanT]):
                     yield state
 
         return wrapped
+
+    def _header_params(self, params: dict[str, Any], headers: dict[str, str]) -> str | None:
+        tool = self._tools.get(params.get("name", ""))
+        return None if tool is None else tool.header_mismatch(params.get("arguments") or {}, headers)
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -207,25 +261,91 @@ class MCPServer(Generic[LifespanT]):
             return error_result(f"Unknown tool: {name}")
         return await tool.call(arguments, context if context is not None else Context(None, self))
 
-    async def _on_list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
-        result = self._tools_result
-        if result is None:
-            from mcp.types import ListToolsResult
+    # -- resources ----------------------------------------------------------------------------
 
-            result = self._tools_result = ListToolsResult(tools=[t.to_tool() for t in self._tools.values()])
-        return result
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Any] | None = None,
+        annotations: Any = None,
+        meta: dict[str, Any] | None = None,
+        security: Any = None,
+    ) -> Callable[[F], F]:
+        """Register a function as a resource (`@mcp.resource("data://x")`) or, when the URI has
+        variables, as a resource template (`@mcp.resource("users://{id}")`)."""
+        if callable(uri):
+            raise _misuse("resource", "resource('uri')")
 
-    async def _on_call_tool(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
-        tool = self._tools.get(params.name)
-        if tool is None:
-            return error_result(f"Unknown tool: {params.name}")
-        return await tool.call(params.arguments, Context(ctx, self) if tool.signature.context_param else None)
+        def decorator(fn: F) -> F:
+            self._resources.resource_decorator_target(
+                fn, uri, name=name, title=title, description=description, mime_type=mime_type, icons=icons,
+                annotations=annotations, meta=meta, security=security,
+            )
+            return fn
 
-    async def _on_set_logging_level(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
-        from mcp.types import EmptyResult
+        return decorator
 
-        ctx.session.log_level = params.level
-        return EmptyResult()
+    def add_resource(self, resource: Any) -> None:
+        self._resources.add_resource(resource)
+
+    async def list_resources(self) -> list[Any]:
+        return self._resources.list_resources()
+
+    async def list_resource_templates(self) -> list[Any]:
+        return self._resources.list_templates()
+
+    async def read_resource(self, uri: str, context: Context | None = None) -> Any:
+        return await self._resources.read(str(uri), context if context is not None else Context(None, self))
+
+    # -- prompts and completions --------------------------------------------------------------
+
+    def prompt(self, name: str | None = None, title: str | None = None, description: str | None = None,
+               icons: list[Any] | None = None) -> Callable[[F], F]:
+        """Register a function as a prompt: `@mcp.prompt()`."""
+        if callable(name):
+            raise _misuse("prompt", "prompt()")
+
+        def decorator(fn: F) -> F:
+            from mcp.server.mcpserver.prompts import Prompt
+
+            self.add_prompt(Prompt.from_function(fn, name=name, title=title, description=description, icons=icons))
+            return fn
+
+        return decorator
+
+    def add_prompt(self, prompt: Any) -> None:
+        self._prompts.add_prompt(prompt)
+
+    def remove_prompt(self, name: str) -> None:
+        self._prompts.remove_prompt(name)
+
+    async def list_prompts(self) -> list[Any]:
+        return self._prompts.list_prompts()
+
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
+        return await self._prompts.render_prompt(name, arguments, context if context is not None else Context(None, self))
+
+    def completion(self) -> Callable[[F], F]:
+        """Register the one completion handler: `async (ref, argument, context) -> Completion | None`."""
+
+        def decorator(fn: F) -> F:
+            from mcp.server.mcpserver.completions import RegisteredCompletion
+
+            self._completion = RegisteredCompletion(fn)
+            self._lowlevel_server._request_handlers["completion/complete"] = _completion_entry(self)
+            return fn
+
+        return decorator
+
+    # -- change notifications -----------------------------------------------------------------
+
+    async def _publish(self, event: Any) -> None:
+        await self._bus.publish(event)
 
     # -- running ------------------------------------------------------------------------------
 
@@ -300,3 +420,7 @@ class MCPServer(Generic[LifespanT]):
 
         return decorator
 
+
+
+def _completion_entry(server: MCPServer) -> Any:
+    return _Entry(_LazyParams("CompleteRequestParams", False), functools.partial(handlers.complete, server))

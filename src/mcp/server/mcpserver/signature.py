@@ -32,6 +32,12 @@ class Signature:
     return_annotation: Any
     is_async: bool
     hints: dict[str, Any]
+    resolvers: Any = None
+    """The compiled `Resolve(...)` graph (`dependencies.ResolverGraph`), or None."""
+
+    @property
+    def needs_context(self) -> bool:
+        return self.context_param is not None or self.resolvers is not None
 
 
 def is_context_annotation(annotation: Any) -> bool:
@@ -77,8 +83,11 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         raise InvalidSignature(f"Cannot inspect the signature of {name!r}: {exc}") from exc
+    from mcp.server.mcpserver.dependencies import compile_graph, resolve_marker
+
     fields: dict[str, Any] = {}
     renamed: list[tuple[str, str]] = []
+    resolved: dict[str, Any] = {}
     context_param: str | None = None
     for param in sig.parameters.values():
         if param.name in skip:
@@ -86,6 +95,10 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
         annotation = hints.get(param.name, Any)
         if is_context_annotation(annotation):
             context_param = param.name
+            continue
+        marker = resolve_marker(annotation)
+        if marker is not None:
+            resolved[param.name] = marker
             continue
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise InvalidSignature(f"Function {name!r}: *args and **kwargs parameters are not supported")
@@ -101,6 +114,7 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
             renamed.append((field_name, param.name))
         fields[field_name] = (annotation, default)
     model = create_model(f"{name}Arguments", __base__=ArgModelBase, **fields)
+    graph = compile_graph(name, resolved, set(sig.parameters) - set(resolved)) if resolved else None
     return Signature(
         fn=fn,
         arguments_model=model,
@@ -111,6 +125,7 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
         else sig.return_annotation,
         is_async=is_async_callable(fn),
         hints=hints,
+        resolvers=graph,
     )
 
 

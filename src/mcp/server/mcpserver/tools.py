@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 import anyio.to_thread
 from pydantic import ValidationError
 
+from mcp.server.mcpserver.dependencies import NeedInput
 from mcp.server.mcpserver.results import OutputPlan, compile_output, to_content
 from mcp.server.mcpserver.signature import Signature, input_schema, inspect_function
 from mcp.shared.exceptions import MCPError, ToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
 
 if TYPE_CHECKING:
-    from mcp.types import CallToolResult, Tool
+    from mcp.types import Tool
 
 logger = logging.getLogger("mcp.server.tools")
 
@@ -27,8 +29,8 @@ logger = logging.getLogger("mcp.server.tools")
 class RegisteredTool:
     """One tool: its wire description and its compiled call plan."""
 
-    __slots__ = ("annotations", "description", "fn", "icons", "meta", "name", "output", "signature", "title", "_wire",
-                 "_validate_args")
+    __slots__ = ("_header_params", "_validate_args", "_wire", "annotations", "description", "fn", "icons", "meta",
+                 "name", "output", "signature", "title")
 
     def __init__(
         self,
@@ -55,6 +57,7 @@ class RegisteredTool:
         self.output: OutputPlan = compile_output(self.name, self.signature.return_annotation, structured_output)
         self._validate_args = self.signature.arguments_model.__pydantic_validator__.validate_python
         self._wire: Tool | None = None
+        self._header_params: list[tuple[str, str]] | None = None
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -76,6 +79,35 @@ class RegisteredTool:
             )
         return self._wire
 
+    def header_mismatch(self, arguments: dict[str, Any], headers: dict[str, str]) -> str | None:
+        """2026-07-28: arguments whose schema carries `x-mcp-header` must be mirrored, exactly, in an
+        `Mcp-Param-<Name>` header (values may be `=?base64?...?=`-wrapped). Returns a reason or None."""
+        pairs = self._header_params
+        if pairs is None:
+            properties = self.parameters.get("properties", {})
+            pairs = self._header_params = [
+                (name, str(prop["x-mcp-header"])) for name, prop in properties.items()
+                if isinstance(prop, dict) and isinstance(prop.get("x-mcp-header"), str)  # pyright: ignore
+            ]
+        if not pairs:
+            return None
+        from mcp._protocol.http import InvalidHeaderValue, decode_header_value
+
+        for param, header in pairs:
+            sent = headers.get(f"mcp-param-{header.lower()}")
+            value = arguments.get(param)
+            if sent is None:
+                if value is not None:
+                    return f"missing Mcp-Param-{header} header for argument {param!r}"
+                continue
+            try:
+                decoded = decode_header_value(sent.strip())
+            except InvalidHeaderValue:
+                return f"Mcp-Param-{header} is not valid base64"
+            if value is None or decoded != (value if isinstance(value, str) else str(value)):
+                return f"Mcp-Param-{header} does not match argument {param!r}"
+        return None
+
     async def run(self, arguments: dict[str, Any] | None, context: Any) -> Any:
         """Validate arguments, call the function (sync ones on a worker thread), return its value.
         Raises `ToolError` for anything the model should see as a failed call."""
@@ -87,6 +119,11 @@ class RegisteredTool:
         sig = self.signature
         for field_name, param_name in sig.renamed:
             kwargs[param_name] = kwargs.pop(field_name)
+        if sig.resolvers is not None:
+            from mcp.server.mcpserver.dependencies import run_graph
+
+            recorded = context.request_context.extra.get("mrtr_state") if context is not None else None
+            kwargs.update(await run_graph(sig.resolvers, kwargs, context, recorded))
         if sig.context_param is not None:
             kwargs[sig.context_param] = context
         if sig.is_async:
@@ -96,16 +133,14 @@ class RegisteredTool:
     async def call(self, arguments: dict[str, Any] | None, context: Any) -> CallToolResult:
         """The whole tools/call for this tool: run, convert, validate output; tool failures become
         `is_error` results, `MCPError` propagates as a JSON-RPC error."""
-        from mcp.types import CallToolResult
-
         try:
             value = await self.run(arguments, context)
-            if isinstance(value, CallToolResult):
+            if isinstance(value, CallToolResult | InputRequiredResult):
                 return value
             dump = self.output.validate_and_dump
             structured = None if dump is None else dump(value)
             return CallToolResult.model_construct(content=to_content(value), structured_content=structured)
-        except MCPError:
+        except (MCPError, NeedInput):
             raise
         except Exception as exc:
             cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValidationError) else exc
@@ -114,8 +149,6 @@ class RegisteredTool:
 
 
 def error_result(text: str) -> CallToolResult:
-    from mcp.types import CallToolResult, TextContent
-
     return CallToolResult.model_construct(content=[TextContent(text=text)], is_error=True)
 
 

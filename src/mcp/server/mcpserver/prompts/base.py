@@ -13,7 +13,7 @@ import inspect
 import json
 import types
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Literal, Union, cast, get_args, get_origin
 
 import anyio.to_thread
 import pydantic_core
@@ -145,7 +145,7 @@ class Prompt:
         fn_name = name or getattr(fn, "__name__", None) or type(fn).__name__
         if fn_name == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
-        skip = frozenset({context_kwarg}) if context_kwarg else frozenset()
+        skip: frozenset[str] = frozenset((context_kwarg,)) if context_kwarg else frozenset()
         signature = inspect_function(fn, fn_name, skip=skip)
         if context_kwarg is None:
             context_kwarg = signature.context_param
@@ -224,6 +224,7 @@ class Prompt:
             kwargs[param_name] = kwargs.pop(field_name)
         if self.context_kwarg is not None:
             kwargs[self.context_kwarg] = context
+        value: Any
         if sig.is_async:
             value = await self.fn(**kwargs)
         else:
@@ -273,7 +274,7 @@ def to_prompt_messages(value: Any) -> list[PromptMessage]:
     `PromptMessage` one message; a dict with `role` and `content` keys one message; a list or tuple of
     any of these, messages in order. Any other value is sent as a user message of its JSON text.
     """
-    items: Sequence[Any] = value if isinstance(value, list | tuple) else (value,)
+    items = cast("Sequence[Any]", value) if isinstance(value, list | tuple) else (value,)
     return [_to_prompt_message(item) for item in items]
 
 

@@ -1,0 +1,563 @@
+"""The Streamable HTTP client transport, for both protocol eras.
+
+Every outgoing message is its own POST. Requests run concurrently (one task each); notifications
+and responses are POSTed in order by the writer. A request's answer is one JSON body or an SSE
+stream carrying related notifications / server->client requests and then the response; every
+message is pushed to the read stream.
+
+- Handshake era (2024-11-05 .. 2025-11-25): the `Mcp-Session-Id` from the `initialize` response
+  and the negotiated `MCP-Protocol-Version` go on every later request; after
+  `notifications/initialized` the standalone GET stream is opened (405 is fine). An SSE response
+  that ends before its answer is resumed with GET + `Last-Event-ID`. A 404 for a request carrying
+  the session id means the session expired: the transport re-initializes once with the stored
+  `initialize` params and retries. `DELETE` ends the session on exit.
+- 2026-07-28 (a request whose `params._meta` carries the protocol version): no session; each POST
+  carries `MCP-Protocol-Version`, `Mcp-Method` and, where the method names something, `Mcp-Name`.
+  Cancelling a request closes its stream (no `notifications/cancelled` POST on this wire).
+
+HTTP and connection failures never hang a caller: they become a JSON-RPC error response for the
+request on the read stream (code and message taken from a JSON-RPC error body when there is one).
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.sse import SSEParser
+from mcp.shared.message import SessionMessage
+from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR
+from mcp.types.version import PROTOCOL_VERSION_META_KEY
+
+logger = logging.getLogger("mcp.client.streamable_http")
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_SSE_READ_TIMEOUT = 300.0
+DEFAULT_RETRY_SECONDS = 1.0
+MAX_RECONNECTION_ATTEMPTS = 5
+"""Failed reconnections in a row (resuming a response stream, or reopening the GET stream) before
+the transport gives up."""
+
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+METHOD_HEADER = "Mcp-Method"
+NAME_HEADER = "Mcp-Name"
+LAST_EVENT_ID_HEADER = "Last-Event-ID"
+_ACCEPT = "application/json, text/event-stream"
+_NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+               "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+_SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
+
+ReadSend = MemoryObjectSendStream[SessionMessage | Exception]
+ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+WriteStream = MemoryObjectSendStream[SessionMessage]
+
+
+def create_mcp_http_client(headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
+                           auth: httpx.Auth | None = None) -> httpx.AsyncClient:
+    """The default httpx client: follows redirects; 30 s timeouts, 300 s to read a stream."""
+    return httpx.AsyncClient(
+        follow_redirects=True, headers=headers, auth=auth,
+        timeout=timeout if timeout is not None else httpx.Timeout(DEFAULT_TIMEOUT, read=DEFAULT_SSE_READ_TIMEOUT),
+    )
+
+
+def encode_header_value(value: str) -> str:
+    """A header-safe form of `value`: as is when it is plain visible ASCII (spaces inside allowed),
+    else the `=?base64?...?=` sentinel form (also for values that look like the sentinel)."""
+    plain = (
+        value != ""
+        and all(" " <= ch <= "~" for ch in value)
+        and value == value.strip()
+        and not (value.startswith(_SENTINEL_PREFIX) and value.endswith(_SENTINEL_SUFFIX))
+    )
+    if plain:
+        return value
+    return f"{_SENTINEL_PREFIX}{base64.b64encode(value.encode()).decode('ascii')}{_SENTINEL_SUFFIX}"
+
+
+@asynccontextmanager
+async def streamable_http_client(
+    url: str, *, http_client: httpx.AsyncClient | None = None, terminate_on_close: bool = True
+) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+    """Connect to the MCP endpoint at `url`; yields `(read_stream, write_stream)`.
+
+    `http_client` (headers, auth, timeouts, ...) is used as given and left open; without one a
+    default client is created and closed on exit. With `terminate_on_close` the session (if the
+    server assigned one) is ended with `DELETE` on exit.
+    """
+    owns_client = http_client is None
+    client = http_client if http_client is not None else create_mcp_http_client()
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
+    transport = _Transport(url, client, read_send)
+    try:
+        async with anyio.create_task_group() as tg:
+            transport.tg = tg
+            tg.start_soon(transport.write_loop, write_recv)
+            try:
+                yield read_recv, write_send
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            if terminate_on_close:
+                with anyio.move_on_after(5):
+                    await transport.terminate_session()
+            await write_send.aclose()
+            await write_recv.aclose()
+            await read_send.aclose()
+            if owns_client:
+                await client.aclose()
+
+
+class _StreamState:
+    """What a response stream has told us so far: enough to resume it."""
+
+    __slots__ = ("answered", "last_event_id", "received", "retry")
+
+    def __init__(self) -> None:
+        self.answered = False
+        self.last_event_id: str | None = None
+        self.retry = DEFAULT_RETRY_SECONDS
+        self.received = 0
+
+
+class _Transport:
+    def __init__(self, url: str, client: httpx.AsyncClient, read_send: ReadSend) -> None:
+        self.url = url
+        self.client = client
+        self.read_send = read_send
+        self.tg: TaskGroup | None = None
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        """Negotiated by `initialize` (handshake era)."""
+        self.modern_version: str | None = None
+        """The version stamped on the last 2026-07-28 request (stateless wire)."""
+        self.initialize_params: dict[str, Any] | None = None
+        self._in_flight: dict[Any, anyio.CancelScope] = {}
+        self._get_scope: anyio.CancelScope | None = None
+        self._reinit_lock = anyio.Lock()
+        self._reinit_ids = itertools.count(1)
+
+    # -- headers ------------------------------------------------------------------------------
+
+    def _message_headers(self, message: dict[str, Any]) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": _ACCEPT}
+        method = message.get("method")
+        modern = _modern_version(message)
+        if modern is not None:
+            self.modern_version = modern
+            headers[VERSION_HEADER] = modern
+            if method is not None:
+                headers[METHOD_HEADER] = method
+                name_param = _NAME_PARAM.get(method)
+                params = message.get("params")
+                value = params.get(name_param) if name_param is not None and type(params) is dict else None
+                if value is not None:
+                    headers[NAME_HEADER] = encode_header_value(str(value))
+            return headers
+        if method == "initialize":
+            return headers
+        if self.session_id is not None:
+            headers[SESSION_HEADER] = self.session_id
+        version = self.protocol_version or self.modern_version
+        if version is not None:
+            headers[VERSION_HEADER] = version
+        return headers
+
+    def _stream_headers(self) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream"}
+        if self.session_id is not None:
+            headers[SESSION_HEADER] = self.session_id
+        version = self.protocol_version or self.modern_version
+        if version is not None:
+            headers[VERSION_HEADER] = version
+        return headers
+
+    @property
+    def _stateless_wire(self) -> bool:
+        return self.modern_version is not None and self.protocol_version is None
+
+    # -- outgoing -----------------------------------------------------------------------------
+
+    async def write_loop(self, write_recv: MemoryObjectReceiveStream[SessionMessage]) -> None:
+        assert self.tg is not None
+        async with write_recv:
+            async for item in write_recv:
+                message = item.message
+                if "method" in message and "id" in message:
+                    if message["method"] == "initialize":
+                        self.initialize_params = message.get("params")
+                        self.modern_version = None
+                    self.tg.start_soon(self._run_request, message)
+                    continue
+                try:
+                    await self._send_one_way(message)
+                except Exception:
+                    logger.exception("failed to send %s", message.get("method") or "a response")
+
+    async def _send_one_way(self, message: dict[str, Any]) -> None:
+        """POST a notification or a response (202 expected); never fails the connection."""
+        method = message.get("method")
+        if method == "notifications/cancelled":
+            params = message.get("params")
+            scope = self._in_flight.get(params.get("requestId")) if type(params) is dict else None
+            if self._stateless_wire:
+                if scope is not None:
+                    scope.cancel()  # on this wire closing the stream is the cancellation
+                return
+            await self._post_one_way(message)
+            if scope is not None:
+                scope.cancel()
+            return
+        if not await self._post_one_way(message):
+            return
+        if method == "notifications/initialized" and not self._stateless_wire:
+            self._open_get_stream()
+
+    async def _post_one_way(self, message: dict[str, Any]) -> bool:
+        try:
+            response = await self.client.post(self.url, content=encode(message).encode(),
+                                              headers=self._message_headers(message))
+        except httpx.HTTPError as exc:
+            logger.warning("could not send %s: %s", message.get("method") or "a response", exc)
+            return False
+        if response.status_code >= 300:
+            logger.warning("the server refused %s: HTTP %d %s", message.get("method") or "a response",
+                           response.status_code, response.text[:200])
+            return False
+        return True
+
+    async def _run_request(self, message: dict[str, Any]) -> None:
+        request_id = message["id"]
+        with anyio.CancelScope() as scope:
+            self._in_flight[request_id] = scope
+            try:
+                await self._request(message)
+            except httpx.HTTPError as exc:
+                await self._fail(request_id, CONNECTION_CLOSED, f"Connection error: {_describe(exc)}")
+            except Exception as exc:
+                logger.exception("streamable HTTP request %r failed", request_id)
+                await self._fail(request_id, INTERNAL_ERROR, f"Transport error: {exc}")
+            finally:
+                if self._in_flight.get(request_id) is scope:
+                    del self._in_flight[request_id]
+
+    async def _request(self, message: dict[str, Any]) -> None:
+        retried = False
+        while True:
+            headers = self._message_headers(message)
+            used_session = headers.get(SESSION_HEADER)
+            expired = await self._post_request(message, headers)
+            if not expired:
+                return
+            if not retried and await self._reinitialize(used_session):
+                retried = True
+                continue
+            await self._push(expired)
+            return
+
+    async def _post_request(self, message: dict[str, Any], headers: dict[str, str]) -> dict[str, Any] | None:
+        """POST one request and deliver its answer. Returns (undelivered) the error response when
+        the server answered 404 to a request carrying a session id: the session has expired."""
+        request_id = message["id"]
+        method = message["method"]
+        state = _StreamState()
+        async with self.client.stream("POST", self.url, content=encode(message).encode(), headers=headers) as response:
+            status = response.status_code
+            if status >= 300:
+                body = await response.aread()
+                error = _http_error(request_id, response, body)
+                if status == 404 and SESSION_HEADER in headers and method != "initialize":
+                    return error
+                await self._push(error)
+                return None
+            if method == "initialize":
+                session_id = response.headers.get(SESSION_HEADER)
+                if session_id:
+                    self.session_id = session_id
+            kind = _content_type(response)
+            if kind == "text/event-stream":
+                await self._read_sse(response, state, request_id, method)
+            elif kind == "application/json":
+                body = await response.aread()
+                await self._deliver_body(body, state, request_id, method)
+            else:
+                await response.aread()
+                detail = "no response" if status == 202 or not kind else f"unexpected content type {kind!r}"
+                await self._fail(request_id, INTERNAL_ERROR, f"The server answered {method} with {detail} "
+                                                             f"(HTTP {status})")
+                return None
+        if not state.answered:
+            await self._resume(state, request_id, method)
+        return None
+
+    async def _resume(self, state: _StreamState, request_id: Any, method: str) -> None:
+        """The response stream ended before the response: reconnect with `Last-Event-ID` (after
+        the server's `retry`) until the response arrives. Failed reconnections (network errors,
+        5xx, no SSE) are bounded by `MAX_RECONNECTION_ATTEMPTS` in a row; reconnections that work
+        but bring nothing new (a polling server whose handler is still busy) are bounded by the
+        client's read timeout, as a silent open stream would be."""
+        failures = 0
+        silent_limit = self.client.timeout.read
+        last_news = anyio.current_time()
+        while not state.answered:
+            if state.last_event_id is None:
+                await self._fail(request_id, CONNECTION_CLOSED,
+                                 f"Connection closed: the response stream for {method} ended before its response")
+                return
+            if failures >= MAX_RECONNECTION_ATTEMPTS:
+                await self._fail(request_id, CONNECTION_CLOSED,
+                                 f"Connection closed: gave up resuming the response stream for {method} "
+                                 f"after {failures} failed attempts")
+                return
+            if silent_limit is not None and anyio.current_time() - last_news > silent_limit:
+                await self._fail(request_id, CONNECTION_CLOSED,
+                                 f"Connection closed: the resumed stream for {method} brought nothing new "
+                                 f"for {silent_limit:g} s")
+                return
+            await anyio.sleep(state.retry)
+            headers = self._stream_headers()
+            headers[LAST_EVENT_ID_HEADER] = state.last_event_id
+            before = state.received
+            connected = False
+            try:
+                async with self.client.stream("GET", self.url, headers=headers) as response:
+                    status = response.status_code
+                    if status >= 300 or _content_type(response) != "text/event-stream":
+                        body = await response.aread()
+                        if 300 <= status < 500:
+                            await self._push(_http_error(request_id, response, body))
+                            return
+                    else:
+                        connected = True
+                        await self._read_sse(response, state, request_id, method)
+            except httpx.TransportError as exc:
+                logger.debug("resuming the stream for %r failed: %s", request_id, _describe(exc))
+            failures = 0 if connected else failures + 1
+            if state.received > before:
+                last_news = anyio.current_time()
+
+    # -- incoming -----------------------------------------------------------------------------
+
+    async def _read_sse(self, response: httpx.Response, state: _StreamState, request_id: Any,
+                        method: str | None) -> None:
+        """Deliver the messages of an SSE stream until it ends, breaks, or carries the answer."""
+        parser = SSEParser()
+        try:
+            async for chunk in response.aiter_bytes():
+                for event in parser.feed(chunk):
+                    if event.retry is not None:
+                        state.retry = event.retry / 1000
+                    if event.id is not None:
+                        state.last_event_id = event.id
+                    if not event.data or event.event != "message":
+                        continue  # priming events, keep-alives, unknown event types
+                    try:
+                        message = decode(event.data)
+                    except ParseError as exc:
+                        logger.warning("ignoring an unparsable SSE event: %s", exc)
+                        continue
+                    await self._deliver(message, state, request_id, method)
+                    if state.answered:
+                        return
+        except httpx.TransportError as exc:
+            logger.debug("SSE stream interrupted: %s", _describe(exc))
+
+    async def _deliver_body(self, body: bytes, state: _StreamState, request_id: Any, method: str) -> None:
+        try:
+            message = decode(body)
+        except ParseError as exc:
+            await self._fail(request_id, INTERNAL_ERROR, f"The server sent an unparsable response: {exc}")
+            state.answered = True
+            return
+        for item in message if isinstance(message, list) else [message]:
+            await self._deliver(item, state, request_id, method)
+        if not state.answered:
+            await self._fail(request_id, INTERNAL_ERROR, f"The server's JSON answer to {method} held no response")
+            state.answered = True
+
+    async def _deliver(self, message: Any, state: _StreamState, request_id: Any, method: str | None) -> None:
+        if type(message) is not dict:
+            logger.warning("ignoring a non-object JSON-RPC message")
+            return
+        state.received += 1
+        is_response = "method" not in message and ("result" in message or "error" in message)
+        if is_response and request_id is not None:
+            if message.get("id") is None and "error" in message:
+                message = {**message, "id": request_id}  # an error the server could not tie to our id
+            if message.get("id") == request_id:
+                state.answered = True
+                result = message.get("result")
+                if method == "initialize" and type(result) is dict:
+                    version = result.get("protocolVersion")
+                    if isinstance(version, str):
+                        self.protocol_version = version
+        await self._push(message)
+
+    async def _push(self, message: dict[str, Any]) -> None:
+        try:
+            await self.read_send.send(SessionMessage(message))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            logger.debug("dropping a message for a closed client")
+
+    async def _fail(self, request_id: Any, code: int, text: str) -> None:
+        await self._push({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": text}})
+
+    # -- standalone GET stream ----------------------------------------------------------------
+
+    def _open_get_stream(self) -> None:
+        if self._get_scope is not None:
+            self._get_scope.cancel()
+        if self.tg is not None:
+            self._get_scope = anyio.CancelScope()
+            self.tg.start_soon(self._get_stream, self._get_scope)
+
+    async def _get_stream(self, scope: anyio.CancelScope) -> None:
+        with scope:
+            state = _StreamState()
+            attempts = 0
+            while attempts < MAX_RECONNECTION_ATTEMPTS:
+                connected = False
+                headers = self._stream_headers()
+                if state.last_event_id is not None:
+                    headers[LAST_EVENT_ID_HEADER] = state.last_event_id
+                try:
+                    async with self.client.stream("GET", self.url, headers=headers) as response:
+                        status = response.status_code
+                        if status >= 300 or _content_type(response) != "text/event-stream":
+                            await response.aread()
+                            if status != 405:
+                                logger.debug("no standalone SSE stream: HTTP %d", status)
+                            if status < 500:
+                                return  # 405: the server offers none; 404: the session is gone
+                        else:
+                            connected = True
+                            await self._read_sse(response, state, None, None)
+                except httpx.HTTPError as exc:
+                    logger.debug("standalone SSE stream failed: %s", _describe(exc))
+                attempts = 0 if connected else attempts + 1
+                await anyio.sleep(state.retry)
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    async def _reinitialize(self, stale_session: str | None) -> bool:
+        """The session `stale_session` has expired: start a new one with the stored `initialize`
+        params (once for all concurrent requests that noticed). True when a session exists."""
+        async with self._reinit_lock:
+            if self.session_id != stale_session:
+                return self.session_id is not None  # another request already re-initialized
+            if self.initialize_params is None:
+                return False
+            self.session_id = None
+            if self._get_scope is not None:
+                self._get_scope.cancel()
+            request_id = f"mcpkit-reinitialize-{next(self._reinit_ids)}"
+            message = {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": self.initialize_params}
+            result = await self._internal_request(message)
+            if result is None or self.session_id is None:
+                logger.warning("re-initializing the expired session failed")
+                self.session_id = None
+                return False
+            version = result.get("protocolVersion")
+            if isinstance(version, str):
+                self.protocol_version = version
+            if await self._post_one_way({"jsonrpc": "2.0", "method": "notifications/initialized"}):
+                self._open_get_stream()
+            logger.info("the session expired; re-initialized as a new session")
+            return True
+
+    async def _internal_request(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """POST a request the transport makes itself; other messages on its stream are delivered."""
+        request_id = message["id"]
+        headers = self._message_headers(message)
+        answer: dict[str, Any] | None = None
+        try:
+            async with self.client.stream("POST", self.url, content=encode(message).encode(),
+                                          headers=headers) as response:
+                if response.status_code >= 300:
+                    await response.aread()
+                    return None
+                session_id = response.headers.get(SESSION_HEADER)
+                if session_id:
+                    self.session_id = session_id
+                kind = _content_type(response)
+                if kind == "application/json":
+                    body = await response.aread()
+                    items = decode(body)
+                    messages: list[Any] = items if isinstance(items, list) else [items]
+                else:
+                    messages = []
+                    parser = SSEParser()
+                    async for chunk in response.aiter_bytes():
+                        for event in parser.feed(chunk):
+                            if event.data and event.event == "message":
+                                messages.append(decode(event.data))
+                for item in messages:
+                    if type(item) is dict and item.get("id") == request_id and "method" not in item:
+                        answer = item
+                    elif type(item) is dict:
+                        await self._push(item)
+        except (httpx.HTTPError, ParseError) as exc:
+            logger.warning("%s failed: %s", message["method"], exc)
+            return None
+        result = answer.get("result") if answer is not None else None
+        return result if type(result) is dict else None
+
+    async def terminate_session(self) -> None:
+        """`DELETE` the session, if any (405: the server does not allow it; fine)."""
+        if self.session_id is None:
+            return
+        try:
+            response = await self.client.delete(self.url, headers=self._stream_headers())
+        except httpx.HTTPError as exc:
+            logger.debug("session termination failed: %s", exc)
+            return
+        if response.status_code >= 300 and response.status_code != 405:
+            logger.debug("session termination refused: HTTP %d", response.status_code)
+        self.session_id = None
+
+
+def _modern_version(message: dict[str, Any]) -> str | None:
+    params = message.get("params")
+    meta = params.get("_meta") if type(params) is dict else None
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
+    return version if isinstance(version, str) else None
+
+
+def _content_type(response: httpx.Response) -> str:
+    return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+
+
+def _http_error(request_id: Any, response: httpx.Response, body: bytes) -> dict[str, Any]:
+    """The JSON-RPC error response standing for an HTTP error status."""
+    error: Any = None
+    try:
+        parsed = decode(body) if body else None
+    except ParseError:
+        parsed = None
+    if type(parsed) is dict and type(parsed.get("error")) is dict:
+        error = parsed["error"]
+        if not isinstance(error.get("code"), int) or not isinstance(error.get("message"), str):
+            error = None
+    if error is None:
+        text = body.decode("utf-8", "replace").strip()[:200]
+        reason = response.reason_phrase or ""
+        message = f"HTTP {response.status_code} {reason}".rstrip() + (f": {text}" if text else "")
+        error = {"code": INTERNAL_ERROR, "message": message}
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def _describe(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__

@@ -1,0 +1,289 @@
+"""Dependencies: parameters filled by the server's own functions (`Annotated[T, Resolve(fn)]`).
+
+The graph is compiled at registration (bad graphs raise `InvalidSignature` there) and run once per
+call, each resolver at most once. A resolver may return a question instead of a value -
+`Elicit(...)`, `Sample(...)` or `ListRoots()` - which the framework answers in the era's own way:
+a server->client request on the handshake wire, an `InputRequiredResult` round on 2026-07-28
+(answers recorded in the sealed `requestState`, each pinned to the exact question asked).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Generic, get_args, get_origin
+
+import anyio.to_thread
+from typing_extensions import TypeVar
+
+from mcp.shared.exceptions import InvalidSignature, MCPError
+from mcp.types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
+from mcp.types.version import MODERN_VERSIONS
+
+T = TypeVar("T", default=Any)
+
+
+class Resolve:
+    """Marker: `Annotated[T, Resolve(fn)]` - the parameter's value is `fn`'s return value."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __repr__(self) -> str:
+        return f"Resolve({getattr(self.fn, '__name__', self.fn)!r})"
+
+
+@dataclass
+class Elicit(Generic[T]):
+    """A question for the user: a form described by a flat model."""
+
+    message: str
+    schema: type[T]
+
+
+@dataclass
+class Sample:
+    """A question for the client's model (`sampling/createMessage`)."""
+
+    messages: list[Any]
+    max_tokens: int
+    system_prompt: str | None = None
+    include_context: str | None = None
+    temperature: float | None = None
+    stop_sequences: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    model_preferences: Any = None
+    tools: list[Any] | None = None
+    tool_choice: Any = None
+
+
+@dataclass
+class ListRoots:
+    """A question for the client: its current roots (`roots/list`)."""
+
+
+Question = Elicit[Any] | Sample | ListRoots
+
+
+class NeedInput(Exception):
+    """Raised inside a 2026-07-28 call when a question has no recorded answer yet."""
+
+    def __init__(self, key: str, request: dict[str, Any], state: dict[str, Any]) -> None:
+        super().__init__(key)
+        self.key = key
+        self.request = request
+        self.state = state
+
+
+class ResolverDeclined(Exception):
+    """The user declined or cancelled a question whose consumer wanted the data itself."""
+
+
+# -- compilation ------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Node:
+    fn: Callable[..., Any]
+    is_async: bool
+    inputs: list[tuple[str, str, Any]]
+    """(parameter, kind, source): kind is "context", "resolve" (source: fn) or "argument"."""
+    annotations: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ResolverGraph:
+    nodes: dict[Any, _Node] = field(default_factory=dict[Any, _Node])
+    targets: list[tuple[str, Any, Any]] = field(default_factory=list[tuple[str, Any, Any]])
+    """(tool parameter, resolver fn, the parameter's annotation)."""
+
+
+def resolve_marker(annotation: Any) -> tuple[Any, Resolve] | None:
+    """(inner type, marker) for `Annotated[T, Resolve(fn)]`, else None."""
+    if get_origin(annotation) is Annotated:
+        args = get_args(annotation)
+        for extra in args[1:]:
+            if isinstance(extra, Resolve):
+                return args[0], extra
+    return None
+
+
+def compile_graph(tool_name: str, resolved: dict[str, tuple[Any, Resolve]], argument_names: set[str]) -> ResolverGraph:
+    from mcp.server.mcpserver.signature import is_async_callable, is_context_annotation, resolve_hints
+
+    graph = ResolverGraph()
+    visiting: list[Any] = []
+
+    def visit(fn: Callable[..., Any]) -> None:
+        if fn in graph.nodes:
+            return
+        if fn in visiting:
+            cycle = " -> ".join(getattr(f, "__name__", repr(f)) for f in [*visiting[visiting.index(fn):], fn])
+            raise InvalidSignature(f"Tool {tool_name!r}: resolver cycle {cycle}")
+        visiting.append(fn)
+        hints = resolve_hints(fn)
+        inputs: list[tuple[str, str, Any]] = []
+        for param in inspect.signature(fn).parameters.values():
+            hint = hints.get(param.name, Any)
+            marker = resolve_marker(hint)
+            if is_context_annotation(hint):
+                inputs.append((param.name, "context", None))
+            elif marker is not None:
+                visit(marker[1].fn)
+                inputs.append((param.name, "resolve", marker[1].fn))
+            elif param.name in argument_names:
+                inputs.append((param.name, "argument", param.name))
+            else:
+                raise InvalidSignature(
+                    f"Tool {tool_name!r}: resolver {getattr(fn, '__name__', fn)!r} parameter {param.name!r} is not a "
+                    "Context, a Resolve(...) or one of the tool's arguments"
+                )
+        visiting.pop()
+        graph.nodes[fn] = _Node(fn, is_async_callable(fn), inputs, hints)
+
+    for param_name, (inner, marker) in resolved.items():
+        visit(marker.fn)
+        graph.targets.append((param_name, marker.fn, inner))
+    return graph
+
+
+# -- running ----------------------------------------------------------------------------------------
+
+
+def _wants_full_elicitation(annotation: Any) -> bool:
+    from mcp.server.mcpserver.elicitation import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
+
+    options = get_args(annotation) if get_origin(annotation) is not None else (annotation,)
+    for option in options:
+        origin = get_origin(option) or option
+        if inspect.isclass(origin) and issubclass(origin, AcceptedElicitation | DeclinedElicitation | CancelledElicitation):
+            return True
+    return False
+
+
+class Asker:
+    """Answers questions for one call, in the era of the request."""
+
+    def __init__(self, context: Any, recorded: dict[str, Any] | None) -> None:
+        self.context = context
+        ctx = context.request_context
+        self.modern = ctx.protocol_version in MODERN_VERSIONS
+        state = recorded or {}
+        answers: dict[str, Any] = dict(state.get("answers") or {})
+        asked: dict[str, str] = state.get("asked") or {}
+        responses = context.input_responses or {}
+        if isinstance(responses, dict):
+            for key, response in responses.items():  # pyright: ignore[reportUnknownVariableType]
+                digest = asked.get(key)  # pyright: ignore[reportUnknownArgumentType]
+                if digest is not None:
+                    answers[digest] = response
+        self.answers = answers
+
+    def _require(self, capability: str, extra: dict[str, Any] | None = None) -> None:
+        caps = self.context.client_capabilities
+        declared = caps.model_dump(exclude_none=True) if caps is not None else {}
+        if capability not in declared or (extra and not all(k in declared[capability] for k in extra)):
+            raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                           {"requiredCapabilities": {capability: extra or {}}})
+
+    async def ask(self, key: str, question: Question) -> Any:
+        """The raw answer (ElicitResult / CreateMessageResult / ListRootsResult as a dict)."""
+        method, params = self._render(question)
+        if self.modern:
+            digest = hashlib.sha256(json.dumps([method, params], sort_keys=True, default=str).encode()).hexdigest()
+            if digest in self.answers:
+                return self.answers[digest]
+            raise NeedInput(key, {"method": method, "params": params},
+                            {"answers": self.answers, "asked": {key: digest}})
+        session = self.context.session
+        return await session.send_request(method, params)
+
+    def _render(self, question: Question) -> tuple[str, dict[str, Any]]:
+        if isinstance(question, Elicit):
+            from mcp.server.mcpserver.elicitation import form_schema
+
+            self._require("elicitation")
+            return "elicitation/create", {"mode": "form", "message": question.message,
+                                          "requestedSchema": form_schema(question.schema)}
+        if isinstance(question, Sample):
+            from mcp.types import CreateMessageRequestParams
+
+            self._require("sampling", {"tools": {}} if question.tools or question.tool_choice else None)
+            params = CreateMessageRequestParams(
+                messages=question.messages, max_tokens=question.max_tokens, system_prompt=question.system_prompt,
+                include_context=question.include_context, temperature=question.temperature,
+                stop_sequences=question.stop_sequences, metadata=question.metadata,
+                model_preferences=question.model_preferences, tools=question.tools, tool_choice=question.tool_choice,
+            )
+            return "sampling/createMessage", params.to_wire()
+        self._require("roots")
+        return "roots/list", {}
+
+
+async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: Any, recorded: Any) -> dict[str, Any]:
+    """Values for every resolved tool parameter (raises NeedInput / ResolverDeclined / MCPError)."""
+    asker = Asker(context, recorded)
+    done: dict[Any, Any] = {}
+
+    async def value_of(fn: Any, key: str) -> Any:
+        if fn in done:
+            return done[fn]
+        node = graph.nodes[fn]
+        kwargs: dict[str, Any] = {}
+        for name, kind, source in node.inputs:
+            if kind == "context":
+                kwargs[name] = context
+            elif kind == "argument":
+                kwargs[name] = arguments.get(source)
+            else:
+                kwargs[name] = await consume(name, source, node.annotations.get(name))
+        if node.is_async:
+            out = await fn(**kwargs)
+        else:
+            out = await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
+        if isinstance(out, Elicit | Sample | ListRoots):
+            out = (out, await asker.ask(key, out))
+        done[fn] = out
+        return out
+
+    async def consume(param: str, fn: Any, annotation: Any) -> Any:
+        value = await value_of(fn, param)
+        if not isinstance(value, tuple) or len(value) != 2 or not isinstance(value[0], Elicit | Sample | ListRoots):  # pyright: ignore
+            return value
+        question, answer = value  # pyright: ignore[reportUnknownVariableType]
+        return _convert(param, question, answer, annotation)
+
+    values: dict[str, Any] = {}
+    for param, fn, annotation in graph.targets:
+        values[param] = await consume(param, fn, annotation)
+    return values
+
+
+def _convert(param: str, question: Any, answer: Any, annotation: Any) -> Any:
+    from pydantic import ValidationError
+
+    from mcp.server.mcpserver.elicitation import to_result
+    from mcp.types import CreateMessageResult, CreateMessageResultWithTools, ListRootsResult
+
+    if not isinstance(answer, dict):
+        raise ResolverDeclined(f"Resolver for parameter '{param}' could not resolve: the answer is not an object")
+    try:
+        if isinstance(question, Elicit):
+            result = to_result(question.schema, answer)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            if _wants_full_elicitation(annotation):
+                return result
+            if result.action != "accept":
+                raise ResolverDeclined(f"Resolver for parameter '{param}' could not resolve: elicitation was {result.action}")
+            return result.data
+        if isinstance(question, Sample):
+            model = CreateMessageResultWithTools if question.tools or question.tool_choice else CreateMessageResult
+            return model.model_validate(answer)
+        return ListRootsResult.model_validate(answer)
+    except ValidationError as exc:
+        raise ResolverDeclined(f"Resolver for parameter '{param}' could not resolve: invalid answer: {exc}") from None

@@ -1,0 +1,197 @@
+"""Resource templates: one function serving every URI that matches an RFC 6570 template.
+
+Built once by `ResourceTemplate.from_function`: the template is parsed, its variables are
+checked against the function's parameters (a `Context` parameter aside), and an arguments model
+converts the extracted strings to the parameter types. On read, the URI is matched, the values
+pass the path-safety policy, and the function runs (sync functions on a worker thread).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+
+from mcp.server.mcpserver.resources.base import content_from_value
+from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcp.server.mcpserver.signature import Signature, inspect_function
+from mcp.shared.exceptions import ResourceNotFoundError
+from mcp.shared.uri_template import UriTemplate
+from mcp.types import Annotations, Icon
+from mcp.types import ResourceTemplate as WireResourceTemplate
+
+__all__ = ["ResourceTemplate"]
+
+
+class ResourceTemplate:
+    """A templated resource: its listing (`to_wire`) and its compiled read plan."""
+
+    __slots__ = (
+        "_validate",
+        "annotations",
+        "description",
+        "fn",
+        "icons",
+        "meta",
+        "mime_type",
+        "name",
+        "security",
+        "signature",
+        "template",
+        "title",
+        "uri_template",
+    )
+
+    def __init__(
+        self,
+        *,
+        fn: Callable[..., Any],
+        uri_template: str,
+        name: str,
+        signature: Signature,
+        template: UriTemplate,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Icon] | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
+        security: ResourceSecurity | None = None,
+    ) -> None:
+        self.fn = fn
+        self.uri_template = uri_template
+        self.template = template
+        self.name = name
+        self.title = title
+        self.description = description
+        self.mime_type = mime_type or "text/plain"
+        self.icons = icons
+        self.annotations = annotations
+        self.meta = meta
+        self.security = security
+        """The policy for this template; `None` means the manager's (server-wide) default."""
+        self.signature = signature
+        self._validate = signature.arguments_model.__pydantic_validator__.validate_python
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        uri_template: str,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Icon] | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
+        security: ResourceSecurity | None = None,
+    ) -> ResourceTemplate:
+        """Build a template from `fn`. Raises `InvalidUriTemplate` for a malformed template and
+        `ValueError` when the URI variables and the function parameters (Context excluded) differ,
+        or when a parameter bound to an optional query variable has no default."""
+        template = UriTemplate(uri_template)
+        fn_name = name or getattr(fn, "__name__", None) or type(fn).__name__
+        if fn_name == "<lambda>":
+            raise ValueError("You must provide a name for lambda functions")
+        signature = inspect_function(fn, fn_name)
+        uri_params = set(template.variable_names)
+        fn_params = set(_parameter_names(signature))
+        if uri_params != fn_params:
+            raise ValueError(f"Mismatch between URI parameters {uri_params} and function parameters {fn_params}")
+        fields = signature.arguments_model.model_fields
+        aliases = {param: field for field, param in signature.renamed}
+        for variable in template.query_variable_names:
+            if fields[aliases.get(variable, variable)].is_required():
+                raise ValueError(
+                    f"Parameter {variable!r} of {fn_name!r} is bound to an optional query variable of "
+                    f"{uri_template!r} and needs a default value"
+                )
+        return cls(
+            fn=fn,
+            uri_template=uri_template,
+            name=fn_name,
+            signature=signature,
+            template=template,
+            title=title,
+            description=description if description is not None else (inspect.getdoc(fn) or None),
+            mime_type=mime_type,
+            icons=icons,
+            annotations=annotations,
+            meta=meta,
+            security=security,
+        )
+
+    def match(self, uri: str) -> dict[str, str | list[str]] | None:
+        """The raw (decoded, unconverted, unchecked) variable values, or `None`."""
+        return self.template.match(uri)
+
+    def matches(self, uri: str, security: ResourceSecurity | None = None) -> dict[str, str | list[str]] | None:
+        """The variable values if `uri` matches and every value passes the security policy (this
+        template's own, else `security`, else the default), else `None`."""
+        params = self.template.match(uri)
+        if params is None:
+            return None
+        return params if self.policy(security).is_safe(params) else None
+
+    def policy(self, default: ResourceSecurity | None = None) -> ResourceSecurity:
+        """The security policy in force: this template's own, else `default`, else the default one."""
+        return self.security or default or DEFAULT_RESOURCE_SECURITY
+
+    async def read(self, uri: str, context: Any = None, *, security: ResourceSecurity | None = None) -> Any:
+        """Read `uri`: `str` or `bytes` content (or the `InputRequiredResult` the function returned).
+        Raises `ResourceNotFoundError` if `uri` does not match or a value is rejected."""
+        params = self.matches(uri, security)
+        if params is None:
+            raise ResourceNotFoundError(f"Unknown resource: {uri}")
+        return await self.call(params, context)
+
+    async def call(self, params: dict[str, str | list[str]], context: Any) -> Any:
+        """Convert `params` through the arguments model (raising pydantic's `ValidationError`),
+        call the function, and map its return value to content."""
+        validated = self._validate(params)
+        kwargs = dict(validated.__dict__)
+        signature = self.signature
+        for field_name, param_name in signature.renamed:
+            kwargs[param_name] = kwargs.pop(field_name)
+        if signature.context_param is not None:
+            kwargs[signature.context_param] = context
+        if signature.is_async:
+            value = await self.fn(**kwargs)
+        else:
+            value = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+            if inspect.isawaitable(value):
+                value = await value
+        if _is_input_required(value):
+            return value
+        return content_from_value(value)
+
+    def to_wire(self) -> WireResourceTemplate:
+        """The `ResourceTemplate` listed by `resources/templates/list`."""
+        return WireResourceTemplate(
+            uri_template=self.uri_template,
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            mime_type=self.mime_type,
+            icons=self.icons,
+            annotations=self.annotations,
+            meta=self.meta,
+        )
+
+    def __repr__(self) -> str:
+        return f"ResourceTemplate(uri_template={self.uri_template!r}, name={self.name!r})"
+
+
+def _parameter_names(signature: Signature) -> list[str]:
+    renamed = dict(signature.renamed)
+    return [renamed.get(field, field) for field in signature.arguments_model.model_fields]
+
+
+def _is_input_required(value: Any) -> bool:
+    from mcp.types import InputRequiredResult
+
+    return isinstance(value, InputRequiredResult)

@@ -1,0 +1,208 @@
+"""Protecting `requestState`: seal what the server hands the client between rounds, verify it on
+the way back.
+
+The wire only ever carries an opaque, authenticated, encrypted token. Inside it: the handler's
+plaintext state, the framework's recorded answers, an expiry, the audience (server name), the
+authenticated principal, and a digest binding it to the originating request (method, name or URI,
+arguments). Every failure (tampered, expired, replayed elsewhere, unknown key) gets the same frozen
+error; the real reason goes to the log only.
+
+The default codec needs only the standard library: HMAC-SHA256 in counter mode as the keystream and
+HMAC-SHA256 over the ciphertext as the tag (encrypt-then-MAC), with independent sub-keys.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mcp.shared.exceptions import MCPError
+from mcp.types.jsonrpc import INVALID_PARAMS
+
+logger = logging.getLogger("mcp.server.request_state")
+
+INVALID_STATE_MESSAGE = "Invalid or expired requestState"
+_VERSION = b"\x01"
+_MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+
+
+class InvalidRequestState(Exception):
+    """A token this server did not mint, or one that no longer verifies (reason in the message)."""
+
+
+class RequestStateCodec(Protocol):
+    def seal(self, data: bytes) -> str: ...
+    def unseal(self, token: str) -> bytes: ...
+
+
+def _b64e(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _b64d(text: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (ValueError, TypeError):
+        raise InvalidRequestState("not base64url") from None
+
+
+class HMACRequestStateCodec:
+    """Authenticated encryption from the standard library; `keys[0]` seals, every key unseals."""
+
+    def __init__(self, keys: Sequence[bytes]) -> None:
+        if not keys:
+            raise ValueError("RequestStateSecurity needs at least one key")
+        self._keys: list[tuple[bytes, bytes, bytes]] = []
+        for key in keys:
+            if not isinstance(key, bytes | bytearray) or len(key) < 32:
+                raise ValueError("requestState keys must be bytes of at least 32 bytes")
+            key_id = hashlib.sha256(b"mcp-request-state-id" + key).digest()[:4]
+            enc = hmac.new(key, b"mcp-request-state-enc", hashlib.sha256).digest()
+            mac = hmac.new(key, b"mcp-request-state-mac", hashlib.sha256).digest()
+            self._keys.append((key_id, enc, mac))
+
+    @staticmethod
+    def _keystream(enc: bytes, nonce: bytes, length: int) -> bytes:
+        blocks = [hmac.new(enc, nonce + i.to_bytes(4, "big"), hashlib.sha256).digest()
+                  for i in range((length + 31) // 32)]
+        return b"".join(blocks)[:length]
+
+    def seal(self, data: bytes) -> str:
+        key_id, enc, mac = self._keys[0]
+        nonce = os.urandom(16)
+        stream = self._keystream(enc, nonce, len(data))
+        cipher = bytes(a ^ b for a, b in zip(data, stream, strict=True))
+        body = _VERSION + key_id + nonce + cipher
+        return _b64e(body + hmac.new(mac, body, hashlib.sha256).digest())
+
+    def unseal(self, token: str) -> bytes:
+        raw = _b64d(token)
+        if len(raw) < 1 + 4 + 16 + 32 or raw[:1] != _VERSION:
+            raise InvalidRequestState("malformed token")
+        body, tag = raw[:-32], raw[-32:]
+        key_id, nonce, cipher = body[1:5], body[5:21], body[21:]
+        for candidate_id, enc, mac in self._keys:
+            if hmac.compare_digest(candidate_id, key_id):
+                if not hmac.compare_digest(hmac.new(mac, body, hashlib.sha256).digest(), tag):
+                    raise InvalidRequestState("authentication tag mismatch (tampered)")
+                stream = self._keystream(enc, nonce, len(cipher))
+                return bytes(a ^ b for a, b in zip(cipher, stream, strict=True))
+        raise InvalidRequestState("sealed under an unknown key")
+
+
+def authenticated_principal(ctx: Any) -> str | None:
+    """The OAuth principal of the request (client, issuer, subject), when the SDK validated one."""
+    token = getattr(ctx, "access_token", None) if ctx is not None else None
+    if token is None:
+        return None
+    parts = [getattr(token, "client_id", None), getattr(token, "issuer", None), getattr(token, "subject", None)]
+    return "|".join("" if p is None else str(p) for p in parts)
+
+
+@dataclass
+class RequestStateSecurity:
+    """How `requestState` is sealed: shared `keys` (>= 32 bytes; `keys[0]` seals) or your own
+    `codec`, a `ttl` per round, principal binding, and the audience claim (default: server name)."""
+
+    keys: Sequence[bytes] | None = None
+    codec: RequestStateCodec | None = None
+    ttl: float = 600.0
+    bind_principal: Callable[[Any], str | None] = authenticated_principal
+    audience: str | None = None
+    _ephemeral: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if (self.keys is None) == (self.codec is None):
+            raise ValueError("RequestStateSecurity takes exactly one of keys= or codec=")
+        if self.keys is not None:
+            self.codec = HMACRequestStateCodec(list(self.keys))
+        if self.ttl <= 0:
+            raise ValueError("ttl must be positive")
+
+    @classmethod
+    def ephemeral(cls) -> RequestStateSecurity:
+        """A per-process random key: right for one process, useless across instances or restarts."""
+        return cls(keys=[os.urandom(32)], _ephemeral=True)
+
+
+def _invalid(reason: str) -> MCPError:
+    logger.warning("rejected requestState: %s", reason)
+    return MCPError(INVALID_PARAMS, INVALID_STATE_MESSAGE, {"reason": "invalid_request_state"})
+
+
+def request_binding(method: str, params: dict[str, Any]) -> str:
+    """A digest of what a token may be replayed against: method, target and arguments."""
+    target = params.get("uri") if method == "resources/read" else params.get("name")
+    arguments = params.get("arguments") or {}
+    canonical = json.dumps([method, target, arguments], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class RequestStateBoundary:
+    """Seals outgoing and verifies incoming `requestState` on tools/call, prompts/get and
+    resources/read. `MCPServer` always uses one; on the low-level `Server`, append it to
+    `server.middleware` to opt in."""
+
+    def __init__(self, security: RequestStateSecurity | None = None, *, audience: str | None = None) -> None:
+        self.security = security or RequestStateSecurity.ephemeral()
+        self.audience = self.security.audience or audience or ""
+
+    def open(self, ctx: Any, method: str, params: dict[str, Any]) -> tuple[str | None, Any]:
+        """Verify the echoed token: returns (the handler's plaintext state, framework state).
+        Raises the frozen -32602 error on any failure."""
+        token = params.get("requestState")
+        if token is None:
+            return None, None
+        if not isinstance(token, str):
+            raise _invalid("requestState is not a string")
+        codec = self.security.codec
+        assert codec is not None
+        try:
+            payload = json.loads(codec.unseal(token))
+        except InvalidRequestState as exc:
+            raise _invalid(str(exc)) from None
+        except (ValueError, UnicodeDecodeError):
+            raise _invalid("undecodable payload") from None
+        if not isinstance(payload, dict):
+            raise _invalid("payload is not an object")
+        if payload.get("aud") != self.audience:
+            raise _invalid(f"audience {payload.get('aud')!r} is not {self.audience!r}")
+        expires = payload.get("exp")
+        if not isinstance(expires, int | float) or expires < time.time():
+            raise _invalid("expired")
+        if payload.get("bind") != request_binding(method, params):
+            raise _invalid("replayed against a different request or arguments")
+        if payload.get("p") != self.security.bind_principal(ctx):
+            raise _invalid("minted for a different principal")
+        return payload.get("s"), payload.get("r")
+
+    def seal(self, ctx: Any, method: str, params: dict[str, Any], user_state: str | None, framework_state: Any) -> str:
+        payload = {
+            "aud": self.audience, "exp": time.time() + self.security.ttl, "bind": request_binding(method, params),
+            "p": self.security.bind_principal(ctx), "s": user_state, "r": framework_state,
+        }
+        codec = self.security.codec
+        assert codec is not None
+        return codec.seal(json.dumps(payload, separators=(",", ":")).encode())
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        """Middleware form for the low-level `Server`."""
+        if ctx.method not in _MRTR_METHODS or ctx.params is None:
+            return await call_next(ctx)
+        original = ctx.params
+        user_state, _ = self.open(ctx, ctx.method, original)
+        if "requestState" in original:
+            ctx.params = {**original, "requestState": user_state}
+        result = await call_next(ctx)
+        if getattr(result, "result_type", None) == "input_required":
+            sealed = self.seal(ctx, ctx.method, original, getattr(result, "request_state", None), None)
+            result = result.model_copy(update={"request_state": sealed})
+        return result

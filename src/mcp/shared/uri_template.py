@@ -1,0 +1,411 @@
+"""RFC 6570 URI templates, the subset chosen for matching `resources/read` URIs.
+
+Supported expressions (any number of comma-separated variables unless noted):
+
+    {x}   simple: one segment, never a `/`          {+x}  reserved: may contain `/`
+    {#x}  fragment: `#` then a reserved value       {.x}  label: `.` then a value
+    {/x}  path segment: `/` then a value            {;x}  path parameter: `;x=value`
+    {?x}  query: `?x=value`                         {&x}  query continuation: `&x=value`
+    {/x*} {.x*} {;x*}  exploded lists (alone in their expression)
+
+A template is parsed once, at construction; malformed ones raise `InvalidUriTemplate`:
+unclosed braces, empty or reserved operators, bad variable names, duplicate variables, the
+unsupported prefix modifier (`{x:3}`) and query explode (`{?x*}`), two variables with nothing
+between them (`{a}{b}`; `{a}{.b}` is fine since `.` is a delimiter), and more than one
+multi-segment variable (`{+x}`, `{#x}` or an exploded one).
+
+Matching compiles to one regular expression. Values are percent-decoded and returned as strings
+(lists for exploded variables), with no path-safety checks (see `mcp.shared.path_security`).
+Variables in the trailing `{?...}`/`{&...}` run are matched leniently: in any order, optional,
+with unknown query parameters ignored. Every other variable must be present and non-empty.
+
+Standard library only (layer L0).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import quote, unquote
+
+from mcp.shared.exceptions import InvalidUriTemplate
+
+__all__ = ["UriTemplate"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Operator:
+    first: str
+    """What the expression starts with when it expands to anything."""
+    sep: str
+    """Between the values of the expression."""
+    named: bool
+    """`name=value` pairs (`;`, `?`, `&`)."""
+    if_empty: str
+    """What follows the name of a named variable whose value is empty."""
+    reserved: bool
+    """Reserved characters pass through unencoded (`+`, `#`)."""
+
+
+_OPERATORS: dict[str, _Operator] = {
+    "": _Operator("", ",", False, "", False),
+    "+": _Operator("", ",", False, "", True),
+    "#": _Operator("#", ",", False, "", True),
+    ".": _Operator(".", ".", False, "", False),
+    "/": _Operator("/", "/", False, "", False),
+    ";": _Operator(";", ";", True, "", False),
+    "?": _Operator("?", "&", True, "=", False),
+    "&": _Operator("&", "&", True, "=", False),
+}
+_RESERVED_OPERATORS = frozenset("=,!@|")
+_EXPLODABLE = frozenset("/.;")
+_QUERY_OPS = ("?", "&")
+_VARNAME = re.compile(r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(?:\.(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+)*")
+_PCT_TRIPLET = re.compile(r"(%[0-9A-Fa-f]{2})")
+_RESERVED_SAFE = ":/?#[]@!$&'()*+,;="
+
+# Capture kinds
+_SCALAR = 0
+_LIST_SEGMENTS = 1  # exploded: "/a/b" or ".a.b" (split on the operator's separator)
+_LIST_NAMED = 2  # exploded named: ";x=a;x=b"
+_NAMED_OPTIONAL_VALUE = 3  # ";x" or ";x=value"
+
+
+@dataclass(frozen=True, slots=True)
+class _Variable:
+    name: str
+    explode: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Expression:
+    operator: str
+    variables: tuple[_Variable, ...]
+
+    def __str__(self) -> str:
+        return "{" + self.operator + ",".join(v.name + ("*" if v.explode else "") for v in self.variables) + "}"
+
+
+class UriTemplate:
+    """A parsed RFC 6570 URI template: `expand(values)` builds a URI, `match(uri)` takes one apart."""
+
+    __slots__ = ("_captures", "_parts", "_query_group", "_query_names", "_regex", "_template", "_variable_names")
+
+    def __init__(self, template: str) -> None:
+        if not isinstance(template, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise InvalidUriTemplate(f"URI template must be a string, not {type(template).__name__}")
+        self._template = template
+        self._parts = _parse(template)
+        names: list[str] = []
+        for part in self._parts:
+            if isinstance(part, _Expression):
+                names.extend(v.name for v in part.variables)
+        self._variable_names = tuple(names)
+        self._compile()
+
+    @classmethod
+    def parse(cls, template: str) -> UriTemplate:
+        """Parse `template` (same as the constructor); raises `InvalidUriTemplate`."""
+        return cls(template)
+
+    @staticmethod
+    def is_template(value: str) -> bool:
+        """Whether `value` contains a `{...}` expression (no validation)."""
+        return "{" in value
+
+    @property
+    def template(self) -> str:
+        """The template string as written."""
+        return self._template
+
+    @property
+    def variable_names(self) -> tuple[str, ...]:
+        """Every variable, in order of appearance."""
+        return self._variable_names
+
+    @property
+    def query_variable_names(self) -> tuple[str, ...]:
+        """The variables of the trailing `{?...}`/`{&...}` run: optional when matching."""
+        return self._query_names
+
+    def __str__(self) -> str:
+        return self._template
+
+    def __repr__(self) -> str:
+        return f"UriTemplate({self._template!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, UriTemplate) and other._template == self._template
+
+    def __hash__(self) -> int:
+        return hash((UriTemplate, self._template))
+
+    # -- expansion ---------------------------------------------------------------------------
+
+    def expand(self, values: Mapping[str, Any] | None = None, /, **kwargs: Any) -> str:
+        """Build a URI. Values may be strings (or anything `str()` accepts), lists or mappings;
+        missing and `None` values expand to nothing, as RFC 6570 specifies for undefined ones."""
+        merged: Mapping[str, Any] = {**values, **kwargs} if values and kwargs else (values or kwargs)
+        out: list[str] = []
+        for part in self._parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                out.append(_expand_expression(part, merged))
+        return "".join(out)
+
+    # -- matching ----------------------------------------------------------------------------
+
+    def match(self, uri: str) -> dict[str, str | list[str]] | None:
+        """The percent-decoded variable values if `uri` fits the template, else `None`.
+        Optional query variables the URI leaves out are absent from the result."""
+        m = self._regex.fullmatch(uri)
+        if m is None:
+            return None
+        result: dict[str, str | list[str]] = {}
+        for index, (name, kind, sep) in enumerate(self._captures, 1):
+            raw = m.group(index)
+            if kind == _SCALAR:
+                result[name] = unquote(raw)
+            elif kind == _NAMED_OPTIONAL_VALUE:
+                result[name] = unquote(raw) if raw is not None else ""
+            elif kind == _LIST_SEGMENTS:
+                result[name] = [unquote(item) for item in raw.split(sep)[1:]] if raw else []
+            else:  # _LIST_NAMED: ";x=a;x=b"
+                items: list[str] = []
+                for chunk in raw.split(";")[1:]:
+                    _, eq, value = chunk.partition("=")
+                    items.append(unquote(value) if eq else "")
+                result[name] = items
+        if self._query_group:
+            query = m.group(self._query_group)
+            if query:
+                wanted = self._query_names
+                for pair in query.split("&"):
+                    key, eq, value = pair.partition("=")
+                    key = unquote(key)
+                    if key in wanted and key not in result:
+                        result[key] = unquote(value) if eq else ""
+        return result
+
+    def _compile(self) -> None:
+        parts = self._parts
+        # The trailing run of query expressions (no literal between them) is matched leniently.
+        tail: list[_Expression] = []
+        for part in reversed(parts):
+            if not (isinstance(part, _Expression) and part.operator in _QUERY_OPS):
+                break
+            tail.insert(0, part)
+        head = parts[: len(parts) - len(tail)]
+        self._query_names: tuple[str, ...] = tuple(v.name for e in tail for v in e.variables)
+
+        captures: list[tuple[str, int, str]] = []
+        pattern: list[str] = []
+        in_query = False
+        for i, part in enumerate(head):
+            if isinstance(part, str):
+                pattern.append(re.escape(part))
+                in_query = in_query or "?" in part
+                continue
+            rest = head[i + 1 :]
+            later_query = bool(tail) or any(
+                (isinstance(p, str) and "?" in p) or (isinstance(p, _Expression) and p.operator in _QUERY_OPS) for p in rest
+            )
+            later_fragment = any(
+                (isinstance(p, str) and "#" in p) or (isinstance(p, _Expression) and p.operator == "#") for p in rest
+            )
+            pattern.append(_expression_pattern(part, captures, in_query, later_query, later_fragment))
+            in_query = in_query or part.operator in _QUERY_OPS
+
+        self._query_group = 0
+        if tail:
+            introducer = "&" if in_query else r"\?"
+            pattern.append(f"(?:{introducer}([^#]*))?")
+            self._query_group = len(captures) + 1
+        self._captures = tuple(captures)
+        self._regex = re.compile("".join(pattern), re.DOTALL)
+
+
+# -- parsing -----------------------------------------------------------------------------------
+
+
+def _parse(template: str) -> list[str | _Expression]:
+    parts: list[str | _Expression] = []
+    seen: set[str] = set()
+    multi_segment: list[str] = []
+    pos = 0
+    length = len(template)
+    while pos < length:
+        brace = template.find("{", pos)
+        literal = template[pos:] if brace < 0 else template[pos:brace]
+        if literal:
+            stray = literal.find("}")
+            if stray >= 0:
+                raise InvalidUriTemplate(
+                    f"Unmatched '}}' at position {pos + stray} in URI template {template!r}"
+                )
+            parts.append(literal)
+        if brace < 0:
+            break
+        close = template.find("}", brace + 1)
+        if close < 0:
+            raise InvalidUriTemplate(f"Unclosed '{{' at position {brace} in URI template {template!r}")
+        expression = _parse_expression(template, template[brace + 1 : close], brace)
+        if parts and isinstance(parts[-1], _Expression) and not _OPERATORS[expression.operator].first:
+            raise InvalidUriTemplate(
+                f"Expressions {parts[-1]} and {expression} in URI template {template!r} have nothing between "
+                "them, so matching cannot tell where one ends: put a literal between them"
+            )
+        for variable in expression.variables:
+            if variable.name in seen:
+                raise InvalidUriTemplate(f"Variable {variable.name!r} appears twice in URI template {template!r}")
+            seen.add(variable.name)
+            if variable.explode or expression.operator in ("+", "#"):
+                multi_segment.append(variable.name)
+        if len(multi_segment) > 1:
+            raise InvalidUriTemplate(
+                f"URI template {template!r} has more than one multi-segment variable ({', '.join(multi_segment)}): "
+                "at most one {+var}, {#var} or exploded variable is allowed"
+            )
+        parts.append(expression)
+        pos = close + 1
+    return parts
+
+
+def _parse_expression(template: str, body: str, position: int) -> _Expression:
+    where = f"expression {{{body}}} at position {position} in URI template {template!r}"
+    if not body:
+        raise InvalidUriTemplate(f"Empty {where}")
+    operator = ""
+    if body[0] in _OPERATORS:
+        operator, body = body[0], body[1:]
+    elif body[0] in _RESERVED_OPERATORS:
+        raise InvalidUriTemplate(f"Operator {body[0]!r} is reserved by RFC 6570 and not supported: {where}")
+    if not body:
+        raise InvalidUriTemplate(f"No variable in {where}")
+    variables: list[_Variable] = []
+    for spec in body.split(","):
+        explode = spec.endswith("*")
+        name = spec[:-1] if explode else spec
+        if ":" in name:
+            raise InvalidUriTemplate(f"The prefix modifier (':') is not supported: {where}")
+        if not _VARNAME.fullmatch(name):
+            raise InvalidUriTemplate(f"Invalid variable name {name!r} in {where}")
+        if explode:
+            if operator in ("?", "&"):
+                raise InvalidUriTemplate(f"Query explode ({{{operator}var*}}) is not supported: {where}")
+            if operator not in _EXPLODABLE:
+                raise InvalidUriTemplate(
+                    f"The explode modifier ('*') is only supported with the '/', '.' and ';' operators: {where}"
+                )
+        variables.append(_Variable(name, explode))
+    if len(variables) > 1 and any(v.explode for v in variables):
+        raise InvalidUriTemplate(f"An exploded variable must be alone in its expression: {where}")
+    return _Expression(operator, tuple(variables))
+
+
+# -- regex building ----------------------------------------------------------------------------
+
+
+def _expression_pattern(
+    expression: _Expression,
+    captures: list[tuple[str, int, str]],
+    in_query: bool,
+    later_query: bool,
+    later_fragment: bool,
+) -> str:
+    op = _OPERATORS[expression.operator]
+    variables = expression.variables
+    if variables[0].explode:  # alone in its expression (enforced at parse time)
+        name = variables[0].name
+        if op.named:
+            captures.append((name, _LIST_NAMED, ";"))
+            return f"((?:;{re.escape(name)}(?:=[^;/?#]*)?)*)"
+        sep = re.escape(op.sep)
+        captures.append((name, _LIST_SEGMENTS, op.sep))
+        excluded = "/?#" + ("." if op.sep == "." else "")
+        return f"((?:{sep}[^{re.escape(excluded)}]+)*)"
+
+    if op.reserved:  # `+` / `#`: exactly one variable (multi-segment rule)
+        excluded = ("?" if later_query else "") + ("#" if later_fragment else "")
+        value = f"[^{re.escape(excluded)}]+" if excluded else ".+"
+        captures.append((variables[0].name, _SCALAR, ""))
+        return re.escape(op.first) + f"({value})"
+
+    if op.named:
+        pieces: list[str] = []
+        for index, variable in enumerate(variables):
+            lead = op.first if index == 0 else op.sep
+            name = re.escape(variable.name)
+            if expression.operator == ";":
+                captures.append((variable.name, _NAMED_OPTIONAL_VALUE, ""))
+                pieces.append(f";{name}(?:=([^;/?#]*))?")
+            else:  # a `?`/`&` expression that is not in the trailing run: matched strictly
+                captures.append((variable.name, _SCALAR, ""))
+                pieces.append(f"{re.escape(lead)}{name}=([^&#]*)")
+        return "".join(pieces)
+
+    excluded = "/?#"
+    if in_query:
+        excluded += "&"
+    if len(variables) > 1 or op.sep == ".":
+        excluded += op.sep if op.sep not in excluded else ""
+    value = f"([^{re.escape(excluded)}]+)"
+    pattern = re.escape(op.first) + re.escape(op.sep).join(value for _ in variables)
+    captures.extend((variable.name, _SCALAR, "") for variable in variables)
+    return pattern
+
+
+# -- expansion ---------------------------------------------------------------------------------
+
+
+def _encode(value: str, reserved: bool) -> str:
+    if not reserved:
+        return quote(value, safe="")
+    # Reserved expansion: reserved characters and existing %XX triplets pass through.
+    return "".join(
+        piece if _PCT_TRIPLET.fullmatch(piece) else quote(piece, safe=_RESERVED_SAFE)
+        for piece in _PCT_TRIPLET.split(value)
+    )
+
+
+def _expand_expression(expression: _Expression, values: Mapping[str, Any]) -> str:
+    op = _OPERATORS[expression.operator]
+    items: list[str] = []
+    for variable in expression.variables:
+        value = values.get(variable.name)
+        if value is None:
+            continue
+        name = variable.name
+        if isinstance(value, Mapping):
+            mapping = cast("Mapping[Any, Any]", value)
+            pairs = [(str(k), str(v)) for k, v in mapping.items()]
+            if not pairs:
+                continue
+            if variable.explode:
+                items.extend(f"{_encode(k, op.reserved)}={_encode(v, op.reserved)}" for k, v in pairs)
+            else:
+                joined = ",".join(f"{_encode(k, op.reserved)},{_encode(v, op.reserved)}" for k, v in pairs)
+                items.append(f"{name}={joined}" if op.named else joined)
+        elif isinstance(value, (list, tuple)):
+            elements = [str(v) for v in cast("list[Any]", value)]
+            if not elements:
+                continue
+            if variable.explode:
+                for element in elements:
+                    encoded = _encode(element, op.reserved)
+                    items.append((f"{name}={encoded}" if encoded else name + op.if_empty) if op.named else encoded)
+            else:
+                joined = ",".join(_encode(element, op.reserved) for element in elements)
+                items.append(f"{name}={joined}" if op.named else joined)
+        else:
+            encoded = _encode(str(value), op.reserved)
+            if op.named:
+                items.append(f"{name}={encoded}" if encoded else name + op.if_empty)
+            else:
+                items.append(encoded)
+    if not items:
+        return ""
+    return op.first + op.sep.join(items)
