@@ -212,14 +212,18 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Any] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        input_schema: dict[str, Any] | None = None,
     ) -> Callable[[F], F]:
-        """Register a function as a tool: `@mcp.tool()` (the parentheses are required)."""
+        """Register a function as a tool: `@mcp.tool()` (the parentheses are required).
+
+        `input_schema=` (beyond the official API) publishes a JSON Schema verbatim instead of the
+        one generated from the signature; arguments are then checked against it."""
         if callable(name):
             raise _misuse("tool", "tool()")
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
-                          icons=icons, meta=meta, structured_output=structured_output)
+                          icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema)
             return fn
 
         return decorator
@@ -234,9 +238,10 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Any] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        input_schema: dict[str, Any] | None = None,
     ) -> None:
         tool = RegisteredTool(fn, name=name, title=title, description=description, annotations=annotations,
-                              icons=icons, meta=meta, structured_output=structured_output)
+                              icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema)
         if tool.name in self._tools:
             if self.settings.warn_on_duplicate_tools:
                 logger.warning("Tool already exists: %s", tool.name)

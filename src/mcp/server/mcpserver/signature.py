@@ -76,7 +76,8 @@ def is_async_callable(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
 
 
-def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] = frozenset()) -> Signature:
+def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] = frozenset(),
+                     free_form: bool = False) -> Signature:
     """Build the arguments model `<name>Arguments` from the signature of `fn`."""
     hints = resolve_hints(fn)
     try:
@@ -99,6 +100,8 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
         marker = resolve_marker(annotation)
         if marker is not None:
             resolved[param.name] = marker
+            continue
+        if free_form and param.kind is inspect.Parameter.VAR_KEYWORD:
             continue
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             raise InvalidSignature(f"Function {name!r}: *args and **kwargs parameters are not supported")

@@ -29,8 +29,8 @@ logger = logging.getLogger("mcp.server.tools")
 class RegisteredTool:
     """One tool: its wire description and its compiled call plan."""
 
-    __slots__ = ("_header_params", "_validate_args", "_wire", "annotations", "description", "fn", "icons", "meta",
-                 "name", "output", "signature", "title")
+    __slots__ = ("_header_params", "_input_schema", "_schema_check", "_validate_args", "_wire", "annotations",
+                 "description", "fn", "icons", "meta", "name", "output", "signature", "title")
 
     def __init__(
         self,
@@ -43,6 +43,7 @@ class RegisteredTool:
         icons: list[Any] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        input_schema: dict[str, Any] | None = None,
     ) -> None:
         self.name = name or getattr(fn, "__name__", None) or type(fn).__name__
         if self.name == "<lambda>":
@@ -53,7 +54,9 @@ class RegisteredTool:
         self.annotations = annotations
         self.icons = icons
         self.meta = meta
-        self.signature: Signature = inspect_function(fn, self.name)
+        self._input_schema = input_schema
+        self._schema_check: Callable[[Any], str | None] | None = None
+        self.signature: Signature = inspect_function(fn, self.name, free_form=input_schema is not None)
         self.output: OutputPlan = compile_output(self.name, self.signature.return_annotation, structured_output)
         self._validate_args = self.signature.arguments_model.__pydantic_validator__.validate_python
         self._wire: Tool | None = None
@@ -61,6 +64,9 @@ class RegisteredTool:
 
     @property
     def parameters(self) -> dict[str, Any]:
+        """The input schema: generated from the signature, or the one given verbatim."""
+        if self._input_schema is not None:
+            return self._input_schema
         return input_schema(self.signature)
 
     @property
@@ -111,11 +117,14 @@ class RegisteredTool:
     async def run(self, arguments: dict[str, Any] | None, context: Any) -> Any:
         """Validate arguments, call the function (sync ones on a worker thread), return its value.
         Raises `ToolError` for anything the model should see as a failed call."""
-        try:
-            validated = self._validate_args(arguments or {})
-        except ValidationError as exc:
-            raise ToolError(str(exc)) from exc
-        kwargs = dict(validated.__dict__)
+        if self._input_schema is not None:
+            kwargs = self._free_form_arguments(arguments or {})
+        else:
+            try:
+                validated = self._validate_args(arguments or {})
+            except ValidationError as exc:
+                raise ToolError(str(exc)) from exc
+            kwargs = dict(validated.__dict__)
         sig = self.signature
         for field_name, param_name in sig.renamed:
             kwargs[param_name] = kwargs.pop(field_name)
@@ -129,6 +138,24 @@ class RegisteredTool:
         if sig.is_async:
             return await self.fn(**kwargs)
         return await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+
+    def _free_form_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Arguments checked against a verbatim JSON Schema (compiled once), passed through as given."""
+        check = self._schema_check
+        if check is None:
+            from mcp.client.output_validation import compile_validator
+
+            assert self._input_schema is not None
+            check = self._schema_check = compile_validator(self._input_schema)
+        error = check(arguments)
+        if error is not None:
+            raise ToolError(f"Invalid arguments: {error}")
+        import inspect
+
+        params = inspect.signature(self.fn).parameters
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return dict(arguments)
+        return {k: v for k, v in arguments.items() if k in params}
 
     async def call(self, arguments: dict[str, Any] | None, context: Any) -> CallToolResult:
         """The whole tools/call for this tool: run, convert, validate output; tool failures become
