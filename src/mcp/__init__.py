@@ -23,6 +23,7 @@ _OWNER = {
     "UrlElicitationRequiredError": "mcp.shared.exceptions",
     "InputRequiredRoundsExceededError": "mcp.shared.exceptions",
     "InvalidUriTemplate": "mcp.shared.exceptions",
+    "UriTemplate": "mcp.shared.uri_template",
 }
 
 __all__ = sorted([*_OWNER, "types"])

@@ -71,6 +71,7 @@ async def sse_client(
             await write_send.aclose()
             await write_recv.aclose()
             await read_send.aclose()
+            await read_recv.aclose()
 
 
 async def _read_events(client: httpx.AsyncClient, url: str, read_send: MemoryObjectSendStream[SessionMessage | Exception],

@@ -54,6 +54,7 @@ METHOD_HEADER = "Mcp-Method"
 NAME_HEADER = "Mcp-Name"
 LAST_EVENT_ID_HEADER = "Last-Event-ID"
 _ACCEPT = "application/json, text/event-stream"
+_DRAIN_SECONDS = 2.0
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
@@ -117,6 +118,7 @@ async def streamable_http_client(
             await write_send.aclose()
             await write_recv.aclose()
             await read_send.aclose()
+            await read_recv.aclose()
             if owns_client:
                 await client.aclose()
 
@@ -355,8 +357,9 @@ class _Transport:
                         method: str | None) -> None:
         """Deliver the messages of an SSE stream until it ends, breaks, or carries the answer."""
         parser = SSEParser()
+        chunks = response.aiter_bytes()
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 for event in parser.feed(chunk):
                     if event.retry is not None:
                         state.retry = event.retry / 1000
@@ -371,7 +374,15 @@ class _Transport:
                         continue
                     await self._deliver(message, state, request_id, method)
                     if state.answered:
-                        return
+                        break
+                if state.answered:
+                    # The response ends the stream: read to its end, so httpx's async generators
+                    # finish (abandoning them mid-stream leaves them to the GC, which trio
+                    # reports), but never wait long for a server that keeps it open.
+                    with anyio.move_on_after(_DRAIN_SECONDS):
+                        async for _ in chunks:
+                            pass
+                    return
         except httpx.TransportError as exc:
             logger.debug("SSE stream interrupted: %s", _describe(exc))
 

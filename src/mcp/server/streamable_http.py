@@ -30,7 +30,7 @@ from mcp._protocol import http as h
 from mcp._protocol import messages as m
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import encode_event
-from mcp.server.event_store import EventMessage, EventStore
+from mcp.server.event_store import EventCallback, EventId, EventMessage, EventStore, InMemoryEventStore, StreamId
 from mcp.server.session import ServerSession
 from mcp.server.transport_security import TransportSecuritySettings, check
 from mcp.shared.message import SessionMessage
@@ -39,6 +39,9 @@ from mcp.types.version import HANDSHAKE_VERSIONS, PROTOCOL_VERSION_META_KEY, SUP
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
+
+__all__ = ["EventCallback", "EventId", "EventMessage", "EventStore", "InMemoryEventStore", "StreamId",
+           "StreamableHTTPSessionManager"]
 
 logger = logging.getLogger("mcp.server.http")
 
@@ -85,10 +88,14 @@ class HttpRequestMetadata:
 
 
 class ResponseChannel:
-    """Where the messages for one POST go; see the module docstring for the JSON-or-SSE rule."""
+    """Where the messages for one POST go; see the module docstring for the JSON-or-SSE rule.
 
-    __slots__ = ("_event_store", "_lock", "_send", "allow_json", "closed", "extra_headers", "json_only", "modern",
-                 "request_id", "retry_interval", "started", "stream_id")
+    With an event store, every event is stored; after `close_stream` (SSE polling) or a dropped
+    connection, later events are only stored, and a `GET` with `Last-Event-ID` replays them and
+    re-attaches the live stream until the final response."""
+
+    __slots__ = ("_event_store", "_lock", "_send", "allow_json", "closed", "extra_headers", "finished", "json_only",
+                 "modern", "request_id", "retry_interval", "started", "stream_id")
 
     def __init__(self, send: Send, request_id: Any, *, allow_json: bool, json_only: bool, modern: bool,
                  extra_headers: list[tuple[bytes, bytes]], event_store: EventStore | None,
@@ -104,41 +111,46 @@ class ResponseChannel:
         self.stream_id = f"{request_id!r}:{secrets.token_hex(6)}"
         self.started = False
         self.closed = False
+        self.finished = anyio.Event()
+        """Set once the final response has been produced (sent or stored)."""
         self._lock = anyio.Lock()
 
     async def deliver(self, message: dict[str, Any]) -> bool:
-        """Put `message` on this POST's response; False if the response is already finished."""
-        if self.closed:
-            if self._event_store is not None and self.started:
-                await self._event_store.store_event(self.stream_id, message)  # resumable later
-                return True
-            return False
+        """Put `message` on this POST's response; False if it cannot go there (the caller then
+        routes it to the session's standalone stream)."""
         final = message.get("id") == self.request_id and ("result" in message or "error" in message)
         if self.json_only and not final:
             return False  # a JSON response carries only the answer; the rest goes to the GET stream
         async with self._lock:
             if self.closed:
-                return False
+                if self._event_store is None or not self.started:
+                    return False
+                await self._event_store.store_event(self.stream_id, message)  # replayed on resumption
+                if final:
+                    self.finished.set()
+                return True
             if not self.started:
                 if final and self.allow_json:
                     status = 200
                     if self.modern and "error" in message:
                         status = h.status_for_modern_error(message["error"].get("code", 0))
                     self.closed = True
+                    self.finished.set()
                     await _send_body(self._send, status, encode(message).encode(), _JSON_HEADERS + self.extra_headers)
                     return True
                 await self._start_sse()
             event_id = None
             if self._event_store is not None:
                 event_id = await self._event_store.store_event(self.stream_id, message)
+            if final:
+                self.closed = True
+                self.finished.set()
             try:
                 await self._send({"type": "http.response.body", "body": encode_event(encode(message), event_id=event_id),
                                   "more_body": not final})
             except OSError:
                 self.closed = True
                 return self._event_store is not None
-            if final:
-                self.closed = True
         return True
 
     async def _start_sse(self) -> None:
@@ -149,9 +161,16 @@ class ResponseChannel:
             await self._send({"type": "http.response.body", "more_body": True,
                               "body": encode_event("", event=None, event_id=priming, retry=self.retry_interval)})
 
+    def attach(self, send: Send) -> None:
+        """Continue the stream on a resumed connection (whose response has already started)."""
+        self._send = send
+        self.closed = False
+
     async def close_stream(self) -> None:
         """End the HTTP response early (SSE polling): the client resumes with `Last-Event-ID`."""
         async with self._lock:
+            if not self.started and self._event_store is not None and not self.json_only:
+                await self._start_sse()
             if not self.closed and self.started:
                 self.closed = True
                 await self._send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -159,6 +178,7 @@ class ResponseChannel:
     async def finish_unanswered(self) -> None:
         """The handler ended without a response (cancelled): close the HTTP exchange cleanly."""
         async with self._lock:
+            self.finished.set()
             if self.closed:
                 return
             self.closed = True
@@ -217,6 +237,8 @@ class StreamableHTTPSessionManager:
         self._lifespan_context: Any = None
         self._lifespan_lock = anyio.Lock()
         self._shared: ServerSession | None = None
+        self._live: dict[str, ResponseChannel] = {}
+        """Resumable POST streams still waiting for their final response, by stream id."""
 
     # -- lifespan -----------------------------------------------------------------------------
 
@@ -242,6 +264,9 @@ class StreamableHTTPSessionManager:
         for session in list(self._sessions.values()):
             self._terminate(session)
         stack, self._lifespan_stack = self._lifespan_stack, None
+        if self._shared is not None:
+            self._shared.peer._read.close()
+            self._shared.peer._write.close()
         self._shared = None
         if stack is not None:
             await stack.aclose()
@@ -352,16 +377,26 @@ class StreamableHTTPSessionManager:
                                   event_store=None if (modern or json_only) else self.event_store,
                                   retry_interval=self.retry_interval)
         metadata = HttpRequestMetadata(scope, version, channel)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-            try:
+        resumable = channel._event_store is not None
+        if resumable:
+            self._live[channel.stream_id] = channel
+        try:
+            if resumable:
+                # The client may drop this connection and resume with GET: keep serving.
                 await session.peer.handle(message, metadata)
-            finally:
-                tg.cancel_scope.cancel()
-        with anyio.CancelScope(shield=True):
-            if new_session is not None and session.protocol_version is None:
-                self._terminate(new_session)  # initialize failed: no session
-            await channel.finish_unanswered()
+            else:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                    try:
+                        await session.peer.handle(message, metadata)
+                    finally:
+                        tg.cancel_scope.cancel()
+        finally:
+            self._live.pop(channel.stream_id, None)
+            with anyio.CancelScope(shield=True):
+                if new_session is not None and session.protocol_version is None:
+                    self._terminate(new_session)  # initialize failed: no session
+                await channel.finish_unanswered()
 
     def _param_header_mismatch(self, message: dict[str, Any], headers: dict[str, str]) -> str | None:
         checker = getattr(self.server, "header_params", None)
@@ -410,25 +445,50 @@ class StreamableHTTPSessionManager:
             session.last_active = time.monotonic()
 
     async def _replay(self, send: Send, receive: Receive, last_event_id: str) -> None:
-        """Resume a POST stream: replay what the client missed, then end (it polls again)."""
+        """Resume a POST stream: replay what the client missed, then stay attached to the live
+        request until its final response (or end at once when it is already finished)."""
         assert self.event_store is not None
+        store = self.event_store
         started = False
+        ended = False
+        last_seen = last_event_id
 
         async def deliver(event: EventMessage) -> None:
-            nonlocal started
+            nonlocal started, ended, last_seen
+            if ended:
+                return
             if not started:
                 started = True
                 await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-            await send({"type": "http.response.body", "more_body": True,
+            last_seen = event.event_id
+            final = "result" in event.message or "error" in event.message
+            ended = final
+            await send({"type": "http.response.body", "more_body": not final,
                         "body": encode_event(encode(event.message), event_id=event.event_id)})
 
-        stream = await self.event_store.replay_events_after(last_event_id, deliver)
+        stream = await store.replay_events_after(last_event_id, deliver)
         if stream is None and not started:
             await _send_error(send, 404, None, INVALID_REQUEST, "Unknown Last-Event-ID")
             return
+        channel = self._live.get(stream) if stream is not None else None
+        if channel is not None and not channel.finished.is_set() and not ended:
+            async with channel._lock:
+                if not channel.finished.is_set():
+                    await store.replay_events_after(last_seen, deliver)
+                    if not started:
+                        started = True
+                        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+                    channel.attach(send)
+            if channel._send is send:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                    await channel.finished.wait()
+                    tg.cancel_scope.cancel()
+                return
         if not started:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        if not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _delete(self, send: Send, headers: dict[str, str]) -> None:
         if self.stateless:
@@ -499,6 +559,8 @@ class StreamableHTTPSessionManager:
             scope.cancel()
         peer.close()
         peer._write.close()
+        peer._read.close()
+        session.outbox.close()
 
 
 # -- ASGI helpers -------------------------------------------------------------------------------
