@@ -1,0 +1,44 @@
+"""Benchmark server for the MCP SDK v2 API (`from mcp.server import MCPServer`).
+
+The same file runs against mcpkit (ours) and the official SDK: which one is used
+depends only on the interpreter that runs it. Serves stdio via `mcp.run()`.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from mcp.server import MCPServer
+
+
+class WeatherData(BaseModel):
+    """Weather at one place."""
+
+    city: str
+    temperature: float
+    conditions: str
+
+
+mcp = MCPServer("bench-weather")
+
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@mcp.tool()
+def weather(city: str) -> WeatherData:
+    """Current weather for a city."""
+    return WeatherData(city=city, temperature=21.5, conditions="sunny")
+
+
+@mcp.tool()
+def forecast(n: int) -> list[WeatherData]:
+    """A forecast of n entries."""
+    return [WeatherData(city=f"city-{i}", temperature=10.0 + i % 20, conditions="cloudy") for i in range(n)]
+
+
+if __name__ == "__main__":
+    mcp.run()
