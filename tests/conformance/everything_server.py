@@ -438,7 +438,7 @@ def test_prompt_with_arguments(arg1: Annotated[str, Field(description="First tes
 
 @mcp.prompt()
 def test_prompt_with_embedded_resource(
-    resourceUri: Annotated[str, Field(description="URI of the resource to embed")],  # noqa: N803
+    resourceUri: Annotated[str, Field(description="URI of the resource to embed")],
 ) -> list[UserMessage]:
     """A prompt that embeds a resource."""
     return [

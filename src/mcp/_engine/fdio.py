@@ -6,6 +6,7 @@ file, an unknown loop): reads and writes on a worker thread. Each reader returns
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from typing import Any, Protocol
@@ -27,7 +28,7 @@ class FdWriter(Protocol):
     async def aclose(self) -> None: ...
 
 
-def _pollable(fd: int) -> bool:
+def pollable(fd: int) -> bool:
     mode = os.fstat(fd).st_mode
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
 
@@ -96,16 +97,14 @@ class _TrioStream:
 
 
 def _close(fd: int) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.close(fd)
-    except OSError:
-        pass
 
 
 async def open_reader(fd: int) -> FdReader:
     """Take ownership of `fd` and read it asynchronously."""
     library = sniffio.current_async_library()
-    if _pollable(fd):
+    if pollable(fd):
         if library == "asyncio":
             import asyncio
 
@@ -125,7 +124,7 @@ async def open_reader(fd: int) -> FdReader:
 async def open_writer(fd: int) -> FdWriter:
     """Take ownership of `fd` and write it asynchronously."""
     library = sniffio.current_async_library()
-    if _pollable(fd):
+    if pollable(fd):
         if library == "asyncio":
             import asyncio
 

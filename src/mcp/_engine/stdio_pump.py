@@ -55,7 +55,10 @@ async def pump_in(
                     except ParseError as exc:
                         item = exc
                 try:
-                    await sink.send(item)
+                    try:
+                        sink.send_nowait(item)
+                    except anyio.WouldBlock:
+                        await sink.send(item)
                 except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                     return
             if not data:
@@ -65,7 +68,16 @@ async def pump_in(
 async def pump_out(source: MemoryObjectReceiveStream[SessionMessage], write: Callable[[bytes], Awaitable[None]]) -> None:
     """Write each message as one line; batches what is already queued into one write."""
     async with source:
-        async for item in source:
+        while True:
+            try:
+                item = source.receive_nowait()
+            except anyio.WouldBlock:
+                try:
+                    item = await source.receive()
+                except anyio.EndOfStream:
+                    return
+            except anyio.EndOfStream:
+                return
             lines = [encode(item.message)]
             while True:
                 try:

@@ -9,7 +9,7 @@ JSON-RPC error instead of leaving its caller waiting.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 from urllib.parse import parse_qs
@@ -22,6 +22,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import SSEParser
 from mcp.client.streamable_http import create_mcp_http_client
+from mcp.shared.exceptions import single_leaf
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR
 
@@ -42,7 +43,7 @@ async def sse_client(
     httpx_client_factory: McpHttpClientFactory | None = None,
     auth: httpx.Auth | None = None,
     on_session_created: Callable[[str], None] | None = None,
-) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:
+) -> AsyncGenerator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:
     """Connect to a legacy SSE server; yields `(read_stream, write_stream)`.
 
     `timeout` bounds HTTP operations (and the wait for the `endpoint` event), `sse_read_timeout`
@@ -66,6 +67,11 @@ async def sse_client(
                 yield read_recv, write_send
             finally:
                 tg.cancel_scope.cancel()
+    except BaseException as exc:
+        leaf = single_leaf(exc)  # task-group plumbing never reaches the caller as a bare group
+        if leaf is exc:
+            raise
+        raise leaf from None
     finally:
         with anyio.CancelScope(shield=True):
             await write_send.aclose()
@@ -77,6 +83,7 @@ async def sse_client(
 async def _read_events(client: httpx.AsyncClient, url: str, read_send: MemoryObjectSendStream[SessionMessage | Exception],
                        *, task_status: TaskStatus[str]) -> None:
     started = False
+    failure: Exception | None = None
     try:
         async with client.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
             response.raise_for_status()
@@ -84,26 +91,38 @@ async def _read_events(client: httpx.AsyncClient, url: str, read_send: MemoryObj
             if content_type != "text/event-stream":
                 raise ValueError(f"Expected an SSE stream from {url}, got content type {content_type!r}")
             parser = SSEParser()
-            async for chunk in response.aiter_bytes():
-                for event in parser.feed(chunk):
-                    if event.event == "endpoint":
-                        if started:
-                            continue
-                        endpoint = _resolve_endpoint(url, event.data)
-                        started = True
-                        task_status.started(endpoint)
-                    elif event.event == "message" and event.data:
-                        if not started:
-                            logger.warning("ignoring a message received before the endpoint event")
-                            continue
-                        try:
-                            item: SessionMessage | Exception = SessionMessage(decode(event.data))
-                        except ParseError as exc:
-                            item = exc
-                        try:
-                            await read_send.send(item)
-                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                            return
+            # Stopping early cancels the read instead of leaving the loop: the cancellation then
+            # unwinds httpx's async generators, which would otherwise be left to the GC (trio
+            # reports those).
+            with anyio.CancelScope() as reading:
+                async for chunk in response.aiter_bytes():
+                    if reading.cancel_called:
+                        continue
+                    for event in parser.feed(chunk):
+                        if event.event == "endpoint" and not started:
+                            try:
+                                endpoint = _resolve_endpoint(url, event.data)
+                            except ValueError as exc:
+                                failure = exc
+                                reading.cancel()
+                                break
+                            started = True
+                            task_status.started(endpoint)
+                        elif event.event == "message" and event.data:
+                            if not started:
+                                logger.warning("ignoring a message received before the endpoint event")
+                                continue
+                            try:
+                                item: SessionMessage | Exception = SessionMessage(decode(event.data))
+                            except ParseError as exc:
+                                item = exc
+                            try:
+                                await read_send.send(item)
+                            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                                reading.cancel()  # nobody reads any more
+                                break
+            if failure is not None:
+                raise failure
             if not started:
                 raise ConnectionError(f"The SSE stream from {url} ended before the endpoint event")
     except httpx.HTTPError as exc:

@@ -7,6 +7,7 @@ killed: no zombies, and no hang when the server dies or never answers.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -101,10 +102,8 @@ async def stdio_client(
 async def _stop(process: Any) -> None:
     """Close stdin, wait briefly, then terminate, then kill; always reap."""
     with anyio.CancelScope(shield=True):
-        try:
+        with contextlib.suppress(Exception):
             await process.stdin.aclose()
-        except Exception:
-            pass
         with anyio.move_on_after(2):
             await process.wait()
             return

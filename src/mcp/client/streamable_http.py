@@ -12,8 +12,11 @@ message is pushed to the read stream.
   the session id means the session expired: the transport re-initializes once with the stored
   `initialize` params and retries. `DELETE` ends the session on exit.
 - 2026-07-28 (a request whose `params._meta` carries the protocol version): no session; each POST
-  carries `MCP-Protocol-Version`, `Mcp-Method` and, where the method names something, `Mcp-Name`.
-  Cancelling a request closes its stream (no `notifications/cancelled` POST on this wire).
+  carries `MCP-Protocol-Version`, `Mcp-Method` and, where the method names something, `Mcp-Name`;
+  a `tools/call` also mirrors the arguments its tool marks with `x-mcp-header` (learnt from the
+  `tools/list` results passing through) as `Mcp-Param-*`, re-reading `tools/list` once when the
+  server answers HeaderMismatch. Cancelling a request closes its stream (no
+  `notifications/cancelled` POST on this wire).
 
 HTTP and connection failures never hang a caller: they become a JSON-RPC error response for the
 request on the read stream (code and message taken from a JSON-RPC error body when there is one).
@@ -24,9 +27,9 @@ from __future__ import annotations
 import base64
 import itertools
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx
@@ -36,7 +39,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import SSEParser
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR
+from mcp.types.jsonrpc import CONNECTION_CLOSED, HEADER_MISMATCH, INTERNAL_ERROR
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
 
 logger = logging.getLogger("mcp.client.streamable_http")
@@ -55,6 +58,7 @@ NAME_HEADER = "Mcp-Name"
 LAST_EVENT_ID_HEADER = "Last-Event-ID"
 _ACCEPT = "application/json, text/event-stream"
 _DRAIN_SECONDS = 2.0
+_MAX_TOOL_PAGES = 20
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
@@ -90,7 +94,7 @@ def encode_header_value(value: str) -> str:
 @asynccontextmanager
 async def streamable_http_client(
     url: str, *, http_client: httpx.AsyncClient | None = None, terminate_on_close: bool = True
-) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+) -> AsyncGenerator[tuple[ReadStream, WriteStream]]:
     """Connect to the MCP endpoint at `url`; yields `(read_stream, write_stream)`.
 
     `http_client` (headers, auth, timeouts, ...) is used as given and left open; without one a
@@ -151,6 +155,8 @@ class _Transport:
         self._get_scope: anyio.CancelScope | None = None
         self._reinit_lock = anyio.Lock()
         self._reinit_ids = itertools.count(1)
+        self._tool_headers: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        """tool name -> (argument path, `Mcp-Param-*` suffix), learnt from `tools/list` results."""
 
     # -- headers ------------------------------------------------------------------------------
 
@@ -164,10 +170,12 @@ class _Transport:
             if method is not None:
                 headers[METHOD_HEADER] = method
                 name_param = _NAME_PARAM.get(method)
-                params = message.get("params")
-                value = params.get(name_param) if name_param is not None and type(params) is dict else None
+                params = _obj(message.get("params"))
+                value = params.get(name_param) if name_param is not None and params is not None else None
                 if value is not None:
                     headers[NAME_HEADER] = encode_header_value(str(value))
+                if method == "tools/call" and params is not None:
+                    headers.update(self._param_headers(params))
             return headers
         if method == "initialize":
             return headers
@@ -177,6 +185,33 @@ class _Transport:
         if version is not None:
             headers[VERSION_HEADER] = version
         return headers
+
+    def _param_headers(self, params: dict[str, Any]) -> dict[str, str]:
+        """2026-07-28: the `Mcp-Param-*` headers mirroring the arguments a tool marks with
+        `x-mcp-header` (absent and null values send no header)."""
+        pairs = self._tool_headers.get(str(params.get("name")))
+        if not pairs:
+            return {}
+        headers: dict[str, str] = {}
+        for path, header in pairs:
+            value: Any = params.get("arguments")
+            for key in path:
+                container = _obj(value)
+                value = container.get(key) if container is not None else None
+            if isinstance(value, bool):
+                text = "true" if value else "false"
+            elif isinstance(value, int | str):
+                text = str(value)
+            else:
+                continue
+            headers[f"Mcp-Param-{header}"] = encode_header_value(text)
+        return headers
+
+    def _learn_tools(self, result: Any) -> None:
+        for tool in _objects(_obj(result), "tools"):
+            name = tool.get("name")
+            if isinstance(name, str):
+                self._tool_headers[name] = _header_params(tool.get("inputSchema"))
 
     def _stream_headers(self) -> dict[str, str]:
         headers = {"Accept": "text/event-stream"}
@@ -213,8 +248,8 @@ class _Transport:
         """POST a notification or a response (202 expected); never fails the connection."""
         method = message.get("method")
         if method == "notifications/cancelled":
-            params = message.get("params")
-            scope = self._in_flight.get(params.get("requestId")) if type(params) is dict else None
+            params = _obj(message.get("params"))
+            scope = self._in_flight.get(params.get("requestId")) if params is not None else None
             if self._stateless_wire:
                 if scope is not None:
                     scope.cancel()  # on this wire closing the stream is the cancellation
@@ -257,22 +292,28 @@ class _Transport:
                     del self._in_flight[request_id]
 
     async def _request(self, message: dict[str, Any]) -> None:
-        retried = False
+        reinitialized = refreshed = False
         while True:
             headers = self._message_headers(message)
             used_session = headers.get(SESSION_HEADER)
-            expired = await self._post_request(message, headers)
-            if not expired:
+            retry = await self._post_request(message, headers)
+            if retry is None:
                 return
-            if not retried and await self._reinitialize(used_session):
-                retried = True
+            reason, error = retry
+            if reason == "expired" and not reinitialized and await self._reinitialize(used_session):
+                reinitialized = True
                 continue
-            await self._push(expired)
+            if reason == "headers" and not refreshed and await self._refresh_tools(message):
+                refreshed = True
+                continue
+            await self._push(error)
             return
 
-    async def _post_request(self, message: dict[str, Any], headers: dict[str, str]) -> dict[str, Any] | None:
-        """POST one request and deliver its answer. Returns (undelivered) the error response when
-        the server answered 404 to a request carrying a session id: the session has expired."""
+    async def _post_request(self, message: dict[str, Any],
+                            headers: dict[str, str]) -> tuple[str, dict[str, Any]] | None:
+        """POST one request and deliver its answer. Returns instead, undelivered, the error response
+        worth a retry: ("expired", ...) for a 404 to a request carrying a session id, ("headers", ...)
+        for a 2026-07-28 `tools/call` refused with HeaderMismatch (its tool schema may have changed)."""
         request_id = message["id"]
         method = message["method"]
         state = _StreamState()
@@ -282,7 +323,10 @@ class _Transport:
                 body = await response.aread()
                 error = _http_error(request_id, response, body)
                 if status == 404 and SESSION_HEADER in headers and method != "initialize":
-                    return error
+                    return "expired", error
+                if status == 400 and method == "tools/call" and METHOD_HEADER in headers \
+                        and error["error"].get("code") == HEADER_MISMATCH:
+                    return "headers", error
                 await self._push(error)
                 return None
             if method == "initialize":
@@ -393,14 +437,15 @@ class _Transport:
             await self._fail(request_id, INTERNAL_ERROR, f"The server sent an unparsable response: {exc}")
             state.answered = True
             return
-        for item in message if isinstance(message, list) else [message]:
+        for item in _items(message):
             await self._deliver(item, state, request_id, method)
         if not state.answered:
             await self._fail(request_id, INTERNAL_ERROR, f"The server's JSON answer to {method} held no response")
             state.answered = True
 
-    async def _deliver(self, message: Any, state: _StreamState, request_id: Any, method: str | None) -> None:
-        if type(message) is not dict:
+    async def _deliver(self, value: Any, state: _StreamState, request_id: Any, method: str | None) -> None:
+        message = _obj(value)
+        if message is None:
             logger.warning("ignoring a non-object JSON-RPC message")
             return
         state.received += 1
@@ -410,11 +455,13 @@ class _Transport:
                 message = {**message, "id": request_id}  # an error the server could not tie to our id
             if message.get("id") == request_id:
                 state.answered = True
-                result = message.get("result")
-                if method == "initialize" and type(result) is dict:
+                result = _obj(message.get("result"))
+                if method == "initialize" and result is not None:
                     version = result.get("protocolVersion")
                     if isinstance(version, str):
                         self.protocol_version = version
+                elif method == "tools/list":
+                    self._learn_tools(result)
         await self._push(message)
 
     async def _push(self, message: dict[str, Any]) -> None:
@@ -501,30 +548,54 @@ class _Transport:
                     await response.aread()
                     return None
                 session_id = response.headers.get(SESSION_HEADER)
-                if session_id:
+                if session_id and message["method"] == "initialize":
                     self.session_id = session_id
                 kind = _content_type(response)
                 if kind == "application/json":
-                    body = await response.aread()
-                    items = decode(body)
-                    messages: list[Any] = items if isinstance(items, list) else [items]
+                    messages: list[Any] = _items(decode(await response.aread()))
                 else:
-                    messages = []
+                    messages: list[Any] = []
                     parser = SSEParser()
                     async for chunk in response.aiter_bytes():
                         for event in parser.feed(chunk):
                             if event.data and event.event == "message":
                                 messages.append(decode(event.data))
-                for item in messages:
-                    if type(item) is dict and item.get("id") == request_id and "method" not in item:
+                for value in messages:
+                    item = _obj(value)
+                    if item is not None and item.get("id") == request_id and "method" not in item:
                         answer = item
-                    elif type(item) is dict:
+                    elif item is not None:
                         await self._push(item)
         except (httpx.HTTPError, ParseError) as exc:
             logger.warning("%s failed: %s", message["method"], exc)
             return None
-        result = answer.get("result") if answer is not None else None
-        return result if type(result) is dict else None
+        return _obj(answer.get("result")) if answer is not None else None
+
+    async def _refresh_tools(self, call: dict[str, Any]) -> bool:
+        """Re-read `tools/list` (same `_meta` as `call`) after a HeaderMismatch; True when the
+        called tool's `x-mcp-header` parameters changed, so that retrying can help."""
+        params = _obj(call.get("params"))
+        if params is None:
+            return False
+        name = str(params.get("name"))
+        before = self._tool_headers.get(name)
+        meta = {k: v for k, v in (_obj(params.get("_meta")) or {}).items() if k != "progressToken"}
+        cursor: Any = None
+        for page in range(_MAX_TOOL_PAGES):
+            list_params: dict[str, Any] = {"_meta": meta}
+            if cursor is not None:
+                list_params["cursor"] = cursor
+            request = {"jsonrpc": "2.0", "id": f"mcpkit-tools-{next(self._reinit_ids)}-{page}",
+                       "method": "tools/list", "params": list_params}
+            result = await self._internal_request(request)
+            if result is None:
+                return False
+            self._learn_tools(result)
+            cursor = result.get("nextCursor")
+            found = any(tool.get("name") == name for tool in _objects(result, "tools"))
+            if found or not cursor:
+                break
+        return self._tool_headers.get(name) != before
 
     async def terminate_session(self) -> None:
         """`DELETE` the session, if any (405: the server does not allow it; fine)."""
@@ -540,10 +611,47 @@ class _Transport:
         self.session_id = None
 
 
+def _header_params(schema: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+    """(argument path, header suffix) of every property reachable through `properties` chains
+    that carries `x-mcp-header`."""
+    container = _obj(schema)
+    properties = _obj(container.get("properties")) if container is not None else None
+    if properties is None:
+        return []
+    found: list[tuple[tuple[str, ...], str]] = []
+    for key, value in properties.items():
+        prop = _obj(value)
+        if prop is None:
+            continue
+        header = prop.get("x-mcp-header")
+        if isinstance(header, str) and header:
+            found.append(((*path, key), header))
+        found.extend(_header_params(prop, (*path, key)))
+    return found
+
+
+def _obj(value: Any) -> dict[str, Any] | None:
+    """`value` as a JSON object, or None when it is not one."""
+    return cast("dict[str, Any]", value) if isinstance(value, dict) else None
+
+
+def _objects(container: dict[str, Any] | None, key: str) -> list[dict[str, Any]]:
+    """The JSON objects in the array `container[key]` (nothing when it is not an array)."""
+    value = container.get(key) if container is not None else None
+    if not isinstance(value, list):
+        return []
+    return [item for item in map(_obj, cast("list[Any]", value)) if item is not None]
+
+
+def _items(value: Any) -> list[Any]:
+    """A decoded body as a list of messages (a batch array, or one message)."""
+    return cast("list[Any]", value) if isinstance(value, list) else [value]
+
+
 def _modern_version(message: dict[str, Any]) -> str | None:
-    params = message.get("params")
-    meta = params.get("_meta") if type(params) is dict else None
-    version = meta.get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
+    params = _obj(message.get("params"))
+    meta = _obj(params.get("_meta")) if params is not None else None
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if meta is not None else None
     return version if isinstance(version, str) else None
 
 
@@ -553,15 +661,14 @@ def _content_type(response: httpx.Response) -> str:
 
 def _http_error(request_id: Any, response: httpx.Response, body: bytes) -> dict[str, Any]:
     """The JSON-RPC error response standing for an HTTP error status."""
-    error: Any = None
     try:
         parsed = decode(body) if body else None
     except ParseError:
         parsed = None
-    if type(parsed) is dict and type(parsed.get("error")) is dict:
-        error = parsed["error"]
-        if not isinstance(error.get("code"), int) or not isinstance(error.get("message"), str):
-            error = None
+    body_object = _obj(parsed)
+    error = _obj(body_object.get("error")) if body_object is not None else None
+    if error is not None and (not isinstance(error.get("code"), int) or not isinstance(error.get("message"), str)):
+        error = None
     if error is None:
         text = body.decode("utf-8", "replace").strip()[:200]
         reason = response.reason_phrase or ""

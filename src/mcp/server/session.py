@@ -11,20 +11,24 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
 from mcp._engine.peer import Peer, RaisedException, ReadStream, WriteStream
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError, NoBackChannelError
-from mcp.types.jsonrpc import HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp.types.jsonrpc import (
+    HEADER_MISMATCH,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+)
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
+    HANDSHAKE_VERSIONS,
     MODERN_VERSIONS,
     PROTOCOL_VERSION_META_KEY,
     SERVER_INFO_META_KEY,
-    HANDSHAKE_VERSIONS,
 )
 
 if TYPE_CHECKING:
@@ -36,6 +40,16 @@ logger = logging.getLogger("mcp.server")
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
+class WireResult:
+    """A result already in wire form (spec names, no unset fields): the framework's own handlers
+    return these on the hot path to skip building and dumping a model. Never seen by middleware."""
+
+    __slots__ = ("wire",)
+
+    def __init__(self, wire: dict[str, Any]) -> None:
+        self.wire = wire
+
+
 CACHEABLE_METHODS = frozenset(
     {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover"}
 )
@@ -64,8 +78,8 @@ class ServerSession:
         self.default_version = default_version
         self.protocol_version: str | None = None
         """The revision negotiated by `initialize` (None until then and on the modern wire)."""
-        self.client_info: Implementation | None = None
-        self._client_capabilities: ClientCapabilities | None = None
+        self._client_info: Any = None
+        self._client_capabilities: Any = None
         self.initialized = False
         self.log_level: str | None = None
         self.subscribed_uris: set[str] = set()
@@ -81,8 +95,22 @@ class ServerSession:
         return None
 
     @property
+    def client_info(self) -> Implementation | None:
+        info = self._client_info
+        if isinstance(info, dict):
+            from mcp.types import Implementation
+
+            info = self._client_info = Implementation.model_validate(info)
+        return info
+
+    @property
     def client_capabilities(self) -> ClientCapabilities | None:
-        return self._client_capabilities
+        caps = self._client_capabilities
+        if isinstance(caps, dict):
+            from mcp.types import ClientCapabilities
+
+            caps = self._client_capabilities = ClientCapabilities.model_validate(caps)
+        return caps
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -147,13 +175,17 @@ class ServerSession:
         await self.peer.send(response, metadata, answers=method, version=version)
 
     def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
-        if not isinstance(result, BaseModel):
+        if type(result) is WireResult:
+            wire = result.wire
+        elif hasattr(result, "model_dump") and hasattr(type(result), "model_fields"):
+            wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        else:
             raise TypeError(
                 f"Handler for {method!r} returned {type(result).__name__}; expected a result model "
                 f"(for example ListToolsResult(tools=[...]), not a bare list or dict)"
             )
-        wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         if version in MODERN_VERSIONS:
+            wire = dict(wire)
             wire.setdefault("resultType", "complete")
             meta = wire.get("_meta")
             wire["_meta"] = {**meta, SERVER_INFO_META_KEY: self.server.server_info_wire} if meta else {
@@ -175,7 +207,7 @@ class ServerSession:
     def _complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
         self.protocol_version = version = negotiate_version(requested)
         self.peer.protocol_version = version
-        self.client_info = client_info
+        self._client_info = client_info
         self._client_capabilities = capabilities
         return version
 
@@ -295,5 +327,5 @@ def validate_params(params_type: Any, params: dict[str, Any] | None) -> Any:
         return params
     try:
         return params_type.model_validate(params if params is not None else {})
-    except ValidationError as exc:
+    except ValueError as exc:  # pydantic's ValidationError
         raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None

@@ -14,8 +14,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import sniffio
 
-from mcp._engine.fdio import open_reader, open_writer
+from mcp._engine.fdio import open_reader, open_writer, pollable
 from mcp._engine.stdio_pump import pump_in, pump_out
 from mcp._protocol.framing import DEFAULT_MAX_LINE
 from mcp.shared.message import SessionMessage
@@ -33,6 +34,23 @@ async def stdio_server(max_message_size: int = DEFAULT_MAX_LINE) -> AsyncIterato
     os.dup2(2, 1)
     saved_stdout = sys.stdout
     sys.stdout = sys.stderr
+    if sniffio.current_async_library() == "asyncio" and pollable(in_fd) and pollable(out_fd):
+        from mcp._engine.asyncio_stdio import open_stdio
+
+        fast_read, fast_write, read_transport = await open_stdio(in_fd, out_fd, max_message_size)
+        try:
+            yield fast_read, fast_write
+        finally:
+            await fast_write.flush()
+            read_transport.close()
+            fast_write.shutdown()
+            fast_read.close()
+            sys.stdout = saved_stdout
+            os.dup2(saved_in, 0)
+            os.dup2(saved_out, 1)
+            os.close(saved_in)
+            os.close(saved_out)
+        return
     reader = await open_reader(in_fd)
     writer = await open_writer(out_fd)
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)

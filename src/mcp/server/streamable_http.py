@@ -30,7 +30,14 @@ from mcp._protocol import http as h
 from mcp._protocol import messages as m
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import encode_event
-from mcp.server.event_store import EventCallback, EventId, EventMessage, EventStore, InMemoryEventStore, StreamId
+from mcp.server.event_store import (
+    EventCallback,
+    EventId,
+    EventMessage,
+    EventStore,
+    InMemoryEventStore,
+    StreamId,
+)
 from mcp.server.session import ServerSession
 from mcp.server.transport_security import TransportSecuritySettings, check
 from mcp.shared.message import SessionMessage

@@ -145,6 +145,6 @@ def single_leaf(exc: BaseException) -> BaseException:
 
 
 try:
-    _BaseExceptionGroup = BaseExceptionGroup  # type: ignore[name-defined]  # noqa: F821
+    _BaseExceptionGroup = BaseExceptionGroup  # type: ignore[name-defined]
 except NameError:  # Python 3.10
     from exceptiongroup import BaseExceptionGroup as _BaseExceptionGroup  # type: ignore[no-redef]

@@ -65,7 +65,7 @@ async def test_results_go_on_the_wire_unchanged_with_meta_passed_through() -> No
 
 async def test_the_client_rejects_structured_content_that_breaks_the_output_schema() -> None:
     async with Client(make_server()) as client:
-        with pytest.raises(RuntimeError, match="^Invalid structured content returned by tool other"):
+        with pytest.raises(RuntimeError, match=r"^Invalid structured content returned by tool other"):
             await client.call_tool("other", {})
 
 

@@ -1,51 +1,60 @@
-"""The requests every server answers itself: `initialize`, `server/discover`, `ping`."""
+"""The requests every server answers itself: `initialize`, `server/discover`, `ping`.
+
+They build their results directly in wire form: a cold start answers its first requests without
+building a model.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from mcp._protocol.lifecycle import negotiate_version
 from mcp.server.context import ServerRequestContext
+from mcp.server.session import WireResult
+from mcp.shared.exceptions import MCPError
+from mcp.types.jsonrpc import INVALID_PARAMS
 from mcp.types.version import MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
 
 
-async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
-    from mcp.types import InitializeResult
+def _initialize_params(params: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    if type(params) is not dict:
+        raise MCPError(INVALID_PARAMS, "Invalid params: initialize needs params")
+    version = params.get("protocolVersion")
+    capabilities = params.get("capabilities")
+    client_info = params.get("clientInfo")
+    if type(version) is not str:
+        raise MCPError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
+    if type(capabilities) is not dict:
+        raise MCPError(INVALID_PARAMS, "Invalid params: capabilities must be an object")
+    if type(client_info) is not dict or type(client_info.get("name")) is not str:
+        raise MCPError(INVALID_PARAMS, "Invalid params: clientInfo must be an object with a name")
+    return version, capabilities, client_info
 
+
+async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
+    requested, capabilities, client_info = _initialize_params(params)
     session = ctx.session
     server = session.server
     if session.stateless:
-        from mcp._protocol.lifecycle import negotiate_version
-
-        version = negotiate_version(params.protocol_version)
+        version = negotiate_version(requested)
     else:
-        version = session._complete_initialize(params.protocol_version, params.client_info, params.capabilities)
+        version = session._complete_initialize(requested, client_info, capabilities)
     ctx.protocol_version = version
-    return InitializeResult.model_construct(
-        protocol_version=version,
-        capabilities=server.get_capabilities(),
-        server_info=_implementation(server),
-        instructions=server.instructions,
-    )
+    wire: dict[str, Any] = {"protocolVersion": version, "capabilities": server.capabilities_wire(),
+                            "serverInfo": server.server_info_wire}
+    if server.instructions is not None:
+        wire["instructions"] = server.instructions
+    return WireResult(wire)
 
 
 async def discover(ctx: ServerRequestContext[Any], params: Any) -> Any:
-    from mcp.types import DiscoverResult
-
     server = ctx.session.server
-    return DiscoverResult.model_construct(
-        supported_versions=list(MODERN_VERSIONS if ctx.protocol_version in MODERN_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS),
-        capabilities=server.get_capabilities(),
-        instructions=server.instructions,
-    )
+    versions = MODERN_VERSIONS if ctx.protocol_version in MODERN_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS
+    wire: dict[str, Any] = {"supportedVersions": list(versions), "capabilities": server.capabilities_wire()}
+    if server.instructions is not None:
+        wire["instructions"] = server.instructions
+    return WireResult(wire)
 
 
 async def ping(ctx: ServerRequestContext[Any], params: Any) -> Any:
-    from mcp.types import EmptyResult
-
-    return EmptyResult()
-
-
-def _implementation(server: Any) -> Any:
-    from mcp.types import Implementation
-
-    return Implementation.model_validate(server.server_info_wire)
+    return WireResult({})

@@ -127,7 +127,7 @@ class Server(Generic[LifespanT]):
     def _register_builtins(self, on_ping: Handler | None) -> None:
         from mcp.server.lowlevel import builtins
 
-        self._request_handlers["initialize"] = _Entry(_LazyParams("InitializeRequestParams", False), builtins.initialize)
+        self._request_handlers["initialize"] = _Entry(None, builtins.initialize)
         self._request_handlers["server/discover"] = _Entry(None, builtins.discover)
         self._request_handlers["ping"] = _Entry(None, on_ping or builtins.ping)
 
@@ -167,28 +167,34 @@ class Server(Generic[LifespanT]):
             self._server_info_wire = info
         return info
 
-    def get_capabilities(self, notification_options: Any = None, experimental_capabilities: Any = None) -> Any:
-        """Capabilities derived from the handlers registered: nothing is claimed that is not served."""
-        t = _types()
+    def capabilities_wire(self) -> dict[str, Any]:
+        """Capabilities derived from the handlers registered (nothing is claimed that is not
+        served), as a wire object."""
         has = self._request_handlers.__contains__
-        caps = t.ServerCapabilities()
-        if has("tools/list") or has("tools/call"):
-            caps.tools = t.ToolsCapability(list_changed=False)
-        if has("resources/list") or has("resources/read") or has("resources/templates/list"):
-            caps.resources = t.ResourcesCapability(subscribe=has("resources/subscribe") or None, list_changed=False)
-        if has("prompts/list") or has("prompts/get"):
-            caps.prompts = t.PromptsCapability(list_changed=False)
-        if has("completion/complete"):
-            caps.completions = t.CompletionsCapability()
+        caps: dict[str, Any] = {}
         if has("logging/setLevel"):
-            caps.logging = t.LoggingCapability()
+            caps["logging"] = {}
+        if has("completion/complete"):
+            caps["completions"] = {}
+        if has("prompts/list") or has("prompts/get"):
+            caps["prompts"] = {"listChanged": False}
+        if has("resources/list") or has("resources/read") or has("resources/templates/list"):
+            caps["resources"] = {"subscribe": True, "listChanged": False} if has("resources/subscribe") else {
+                "listChanged": False}
+        if has("tools/list") or has("tools/call"):
+            caps["tools"] = {"listChanged": False}
         if self._extensions:
-            caps.extensions = dict(self._extensions)
-        if experimental_capabilities:
-            caps.experimental = experimental_capabilities
+            caps["extensions"] = dict(self._extensions)
         if self._capability_hook is not None:
             caps = self._capability_hook(caps)
         return caps
+
+    def get_capabilities(self, notification_options: Any = None, experimental_capabilities: Any = None) -> Any:
+        """The capabilities as a `ServerCapabilities` model."""
+        caps = self.capabilities_wire()
+        if experimental_capabilities:
+            caps = {**caps, "experimental": experimental_capabilities}
+        return _types().ServerCapabilities.model_validate(caps)
 
     def create_initialization_options(self, notification_options: Any = None,
                                       experimental_capabilities: Any = None) -> InitializationOptions:

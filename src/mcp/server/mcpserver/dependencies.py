@@ -157,7 +157,11 @@ def compile_graph(tool_name: str, resolved: dict[str, tuple[Any, Resolve]], argu
 
 
 def _wants_full_elicitation(annotation: Any) -> bool:
-    from mcp.server.mcpserver.elicitation import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
+    from mcp.server.mcpserver.elicitation import (
+        AcceptedElicitation,
+        CancelledElicitation,
+        DeclinedElicitation,
+    )
 
     options = get_args(annotation) if get_origin(annotation) is not None else (annotation,)
     for option in options:

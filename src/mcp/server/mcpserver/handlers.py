@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver.context import Context
-from mcp.server.mcpserver.dependencies import NeedInput
-from mcp.server.mcpserver.tools import error_result
+from mcp.server.session import WireResult
 from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError
-from mcp.types import InputRequiredResult
 from mcp.types.jsonrpc import INVALID_PARAMS, RESOURCE_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
@@ -52,6 +50,9 @@ def page(items: Sequence[Any], cursor: str | None, size: int | None) -> tuple[Se
 async def with_request_state(server: MCPServer, ctx: ServerRequestContext[Any],
                              run: Callable[[], Awaitable[Any]]) -> Any:
     """Open the echoed `requestState`, run the handler, seal the state of an input-required result."""
+    from mcp.server.mcpserver.dependencies import NeedInput
+    from mcp.types import InputRequiredResult
+
     raw = ctx.params or {}
     framework_state = None
     if "requestState" in raw:
@@ -68,7 +69,18 @@ async def with_request_state(server: MCPServer, ctx: ServerRequestContext[Any],
     if isinstance(result, InputRequiredResult):
         sealed = server._boundary.seal(ctx, ctx.method, raw, result.request_state, None)
         result = result.model_copy(update={"request_state": sealed})
+    elif type(result) is dict:
+        return _result(server, result, "CallToolResult")
     return result
+
+
+def _result(server: MCPServer, wire: dict[str, Any], model_name: str) -> Any:
+    """A wire result as the hot path returns it, or as a model when middleware will see it."""
+    if not server._lowlevel_server.middleware:
+        return WireResult(wire)
+    import mcp.types
+
+    return getattr(mcp.types, model_name).model_validate(wire)
 
 
 def _context(server: MCPServer, ctx: ServerRequestContext[Any]) -> Context:
@@ -79,29 +91,51 @@ def _context(server: MCPServer, ctx: ServerRequestContext[Any]) -> Context:
 
 
 async def list_tools(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
-    from mcp.types import ListToolsResult
-
     cursor = params.cursor if params is not None else None
     if cursor is None and server._page_size is None:
-        cached = server._tools_result
-        if cached is None:
-            cached = server._tools_result = ListToolsResult(tools=[t.to_tool() for t in server._tools.values()])
-        return cached
-    tools, next_cursor = page([t.to_tool() for t in server._tools.values()], cursor, server._page_size)
-    return ListToolsResult(tools=list(tools), next_cursor=next_cursor)
+        wire = server._tools_result
+        if wire is None:
+            wire = server._tools_result = {"tools": [t.wire() for t in server._tools.values()]}
+        return _result(server, wire, "ListToolsResult")
+    tools, next_cursor = page([t.wire() for t in server._tools.values()], cursor, server._page_size)
+    wire = {"tools": list(tools)}
+    if next_cursor is not None:
+        wire["nextCursor"] = next_cursor
+    return _result(server, wire, "ListToolsResult")
+
+
+def _call_params(params: Any) -> tuple[str, dict[str, Any] | None]:
+    """tools/call params, checked by hand (no model on the hot path)."""
+    if type(params) is not dict or type(params.get("name")) is not str:
+        raise MCPError(INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
+    arguments = params.get("arguments")
+    if arguments is not None and type(arguments) is not dict:
+        raise MCPError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
+    if "inputResponses" in params:
+        from mcp.types import CallToolRequestParams
+
+        try:
+            CallToolRequestParams.model_validate(params)
+        except ValueError as exc:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+    return params["name"], arguments
 
 
 async def call_tool(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
-    tool = server._tools.get(params.name)
+    from mcp.server.mcpserver.tools import error_wire
+
+    name, arguments = _call_params(params)
+    tool = server._tools.get(name)
     if tool is None:
-        return error_result(f"Unknown tool: {params.name}")
-    raw = ctx.params
-    if raw is None or ("requestState" not in raw and not tool.signature.resolvers):
-        result = await tool.call(params.arguments, Context(ctx, server) if tool.signature.needs_context else None)
-        if type(result) is not InputRequiredResult:
-            return result
-        return await with_request_state(server, ctx, functools.partial(_value, result))
-    return await with_request_state(server, ctx, lambda: tool.call(params.arguments, Context(ctx, server)))
+        return _result(server, error_wire(f"Unknown tool: {name}"), "CallToolResult")
+    if "requestState" not in params and not tool.signature.resolvers:
+        out = await tool.call_wire(arguments, Context(ctx, server) if tool.signature.needs_context else None)
+        if type(out) is dict:
+            return _result(server, out, "CallToolResult")
+        if getattr(out, "result_type", None) != "input_required":
+            return out
+        return await with_request_state(server, ctx, functools.partial(_value, out))
+    return await with_request_state(server, ctx, lambda: tool.call_wire(arguments, Context(ctx, server)))
 
 
 async def _value(value: Any) -> Any:
@@ -138,7 +172,7 @@ async def read_resource(server: MCPServer, ctx: ServerRequestContext[Any], param
         except ResourceError as exc:
             logger.warning("reading %s failed: %s", uri, exc)
             raise MCPError(-32603, f"Error reading resource {uri}: {exc}") from None
-        if isinstance(contents, InputRequiredResult):
+        if getattr(contents, "result_type", None) == "input_required":
             return contents
         return read_result(uri, contents)
 

@@ -4,7 +4,6 @@ structured output."""
 from __future__ import annotations
 
 import base64
-import mimetypes
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,11 @@ class _Media:
             return f"{self._kind}/{self._format.lower()}"
         if self.path is not None:
             suffix = self.path.suffix.lower()
-            return self._table.get(suffix) or mimetypes.types_map.get(suffix) or self._default
+            if suffix in self._table:
+                return self._table[suffix]
+            import mimetypes
+
+            return mimetypes.types_map.get(suffix) or self._default
         return self._default
 
     @property

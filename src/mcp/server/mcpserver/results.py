@@ -11,40 +11,77 @@ At registration `compile_output` reads the return annotation once and picks an `
 - a class with no annotations -> text only (with a registration warning naming the fix), or an
   `InvalidSignature` error when `structured_output=True`.
 
+Classification needs no pydantic; the schema and the validating model are built on first use.
+Plain scalars (`int`, `str`, `float`, `bool`, `None`) returned with exactly their declared type
+skip the model entirely (the result is the same value pydantic would produce).
+
 At call time the plan validates the value against the schema's model and dumps it in JSON mode;
-`to_content` renders the same value as content blocks for the model.
+`to_content` / `to_wire_content` render the same value as content blocks for the model.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 import types
 import typing
 import warnings
 from collections.abc import Callable
 from typing import Any, get_args, get_origin, get_type_hints
 
-import pydantic_core
-from pydantic import BaseModel, ConfigDict, RootModel, TypeAdapter, create_model
 from typing_extensions import is_typeddict
 
 from mcp.shared.exceptions import InvalidSignature
 
 _SCALARS = (str, int, float, bool, bytes, type(None))
+_FAST_SCALARS: dict[Any, str] = {int: "integer", str: "string", float: "number", bool: "boolean", type(None): "null"}
 
 
 class OutputPlan:
-    """How one tool's return value becomes structured content (None schema: text only)."""
+    """How one tool's return value becomes structured content (no schema: text only)."""
 
-    __slots__ = ("output_schema", "validate_and_dump")
+    __slots__ = ("_build", "_built", "_fast_type", "_schema", "structured")
 
-    def __init__(self, output_schema: dict[str, Any] | None, validate_and_dump: Callable[[Any], Any] | None) -> None:
-        self.output_schema = output_schema
-        self.validate_and_dump = validate_and_dump
+    def __init__(self, build: Callable[[], tuple[dict[str, Any], Callable[[Any], Any]]] | None,
+                 *, schema: dict[str, Any] | None = None, fast_type: Any = None) -> None:
+        self._build = build
+        self._built: Callable[[Any], Any] | None = None
+        self._schema = schema
+        self._fast_type = fast_type
+        self.structured = build is not None
+        """Whether the tool has an output schema and structured content."""
+
+    def _ensure(self) -> Callable[[Any], Any]:
+        built = self._built
+        if built is None:
+            assert self._build is not None
+            schema, built = self._build()
+            if self._schema is None:
+                self._schema = schema
+            self._built = built
+        return built
+
+    @property
+    def output_schema(self) -> dict[str, Any] | None:
+        if not self.structured:
+            return None
+        if self._schema is None:
+            self._ensure()
+        return self._schema
+
+    @property
+    def validate_and_dump(self) -> Callable[[Any], Any] | None:
+        return self.dump if self.structured else None
+
+    def dump(self, value: Any) -> Any:
+        """Validate `value` against the schema and return its JSON form (raises ValidationError)."""
+        if self._fast_type is not None and type(value) is self._fast_type:
+            return {"result": value}
+        return self._ensure()(value)
 
 
-UNSTRUCTURED = OutputPlan(None, None)
+UNSTRUCTURED = OutputPlan(None)
 
 
 def compile_output(fn_name: str, annotation: Any, structured_output: bool | None) -> OutputPlan:
@@ -55,25 +92,29 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
             raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")
         return UNSTRUCTURED
     bare = _strip_annotated(annotation)
+    if bare is None:
+        bare = annotation = type(None)
     if _is_content_like(bare):
         if structured_output:
             raise InvalidSignature(f"Function {fn_name}: return type {annotation} is not serializable for structured output")
         return UNSTRUCTURED
-    if inspect.isclass(bare) and issubclass(bare, BaseModel):
-        return _model_plan(bare)
+    if bare in _FAST_SCALARS and bare is annotation:
+        schema = {"properties": {"result": {"title": "Result", "type": _FAST_SCALARS[bare]}}, "required": ["result"],
+                  "title": f"{fn_name}Output", "type": "object"}
+        return OutputPlan(lambda: _wrapped(fn_name, annotation), schema=schema, fast_type=bare)
+    if inspect.isclass(bare) and _is_basemodel(bare):
+        return OutputPlan(lambda: _model_plan(bare))
     if inspect.isclass(bare) and is_typeddict(bare):
-        return _typeddict_plan(bare)
+        return OutputPlan(lambda: _typeddict_plan(bare))
     if inspect.isclass(bare) and dataclasses.is_dataclass(bare):
-        return _adapter_plan(TypeAdapter(bare))
+        return OutputPlan(lambda: _adapter_plan(bare))
     if _is_dict_with_str_keys(bare):
-        model = create_model(f"{fn_name}DictOutput", __base__=RootModel[annotation])  # type: ignore[valid-type]
-        return _model_plan(model, root=True)
+        return OutputPlan(lambda: _dict_plan(fn_name, annotation))
     if (inspect.isclass(bare) and bare is not Any and not issubclass(bare, _SCALARS) and get_origin(bare) is None
             and not _is_builtin(bare)):
         fields = _class_fields(bare)
         if fields:
-            model = create_model(bare.__name__, __config__=ConfigDict(from_attributes=True, arbitrary_types_allowed=True), **fields)
-            return _model_plan(model)
+            return OutputPlan(lambda: _class_plan(bare, fields))
         if structured_output:
             raise InvalidSignature(f"Function {fn_name}: return type {annotation} is not serializable for structured output")
         warnings.warn(
@@ -84,8 +125,13 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
             stacklevel=4,
         )
         return UNSTRUCTURED
-    model = create_model(f"{fn_name}Output", result=(annotation, ...), __config__=ConfigDict(arbitrary_types_allowed=True))
-    return _wrapped_plan(model)
+    return OutputPlan(lambda: _wrapped(fn_name, annotation))
+
+
+def _is_basemodel(cls: type) -> bool:
+    """No pydantic import: if pydantic was never imported, nothing can subclass BaseModel."""
+    main = sys.modules.get("pydantic.main")
+    return main is not None and issubclass(cls, main.BaseModel)
 
 
 def _strip_annotated(annotation: Any) -> Any:
@@ -121,24 +167,19 @@ def _is_dict_with_str_keys(annotation: Any) -> bool:
     return False
 
 
-def _content_types() -> tuple[type, ...]:
-    from mcp.server.mcpserver.media import Audio, Image
-    from mcp.types import (
-        AudioContent,
-        CallToolResult,
-        EmbeddedResource,
-        ImageContent,
-        ResourceLink,
-        TextContent,
-    )
-
-    return (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, CallToolResult, Image, Audio)
+def _content_type_names() -> frozenset[str]:
+    return frozenset({"TextContent", "ImageContent", "AudioContent", "ResourceLink", "EmbeddedResource",
+                      "CallToolResult", "InputRequiredResult"})
 
 
 def _is_content_like(annotation: Any) -> bool:
     """Content blocks, media helpers, `CallToolResult`, and lists/unions made only of them."""
     if inspect.isclass(annotation):
-        return issubclass(annotation, _content_types())
+        from mcp.server.mcpserver.media import Audio, Image
+
+        if issubclass(annotation, Image | Audio):
+            return True
+        return annotation.__module__.startswith("mcp.types") and annotation.__name__ in _content_type_names()
     origin = get_origin(annotation)
     args = [a for a in get_args(annotation) if a is not type(None) and a is not Ellipsis]
     if origin in (list, tuple, typing.Union, types.UnionType) or (
@@ -148,67 +189,102 @@ def _is_content_like(annotation: Any) -> bool:
     return False
 
 
-def _model_plan(model: type[BaseModel], *, root: bool = False) -> OutputPlan:
+# -- plans (built on first use) -------------------------------------------------------------------------
+
+
+def _model_plan(model: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     schema = model.model_json_schema(mode="serialization")
     validate = model.__pydantic_validator__.validate_python
-
-    if root:
-        def dump_root(value: Any) -> Any:
-            return validate(value).model_dump(mode="json", by_alias=True)
-
-        return OutputPlan(schema, dump_root)
 
     def dump(value: Any) -> Any:
         if type(value) is not model:
             value = validate(value)
         return value.model_dump(mode="json", by_alias=True)
 
-    return OutputPlan(schema, dump)
+    return schema, dump
 
 
-def _adapter_plan(adapter: TypeAdapter[Any]) -> OutputPlan:
-    schema = adapter.json_schema(mode="serialization")
+def _dict_plan(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
+    from pydantic import RootModel, create_model
+
+    model = create_model(f"{fn_name}DictOutput", __base__=RootModel[annotation])  # type: ignore[valid-type]
+    validate = model.__pydantic_validator__.validate_python
+    return model.model_json_schema(mode="serialization"), lambda value: validate(value).model_dump(
+        mode="json", by_alias=True)
+
+
+def _class_plan(cls: type, fields: dict[str, Any]) -> tuple[dict[str, Any], Callable[[Any], Any]]:
+    from pydantic import ConfigDict, create_model
+
+    model = create_model(cls.__name__, __config__=ConfigDict(from_attributes=True, arbitrary_types_allowed=True),
+                         **fields)
+    return _model_plan(model)
+
+
+def _adapter_plan(cls: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
+    from pydantic import TypeAdapter
+
+    adapter = TypeAdapter(cls)
     validate = adapter.validate_python
     dump = adapter.dump_python
-
-    def run(value: Any) -> Any:
-        return dump(validate(value), mode="json", by_alias=True)
-
-    return OutputPlan(schema, run)
+    return adapter.json_schema(mode="serialization"), lambda value: dump(validate(value), mode="json", by_alias=True)
 
 
-def _typeddict_plan(cls: type) -> OutputPlan:
+def _typeddict_plan(cls: type) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     """A TypedDict (also `typing.TypedDict` before 3.12, which pydantic refuses) as a model of the
     same name; keys that are not required may be absent from the value."""
+    from pydantic import ConfigDict, create_model
+
     required: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
     fields = {name: (hint, ... if name in required else None)
               for name, hint in get_type_hints(cls, include_extras=True).items()}
     model = create_model(cls.__name__, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)
-    schema = model.model_json_schema(mode="serialization")
     validate = model.__pydantic_validator__.validate_python
-
-    def run(value: Any) -> Any:
-        return validate(value).model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-    return OutputPlan(schema, run)
+    return model.model_json_schema(mode="serialization"), lambda value: validate(value).model_dump(
+        mode="json", by_alias=True, exclude_unset=True)
 
 
-def _wrapped_plan(model: type[BaseModel]) -> OutputPlan:
-    schema = model.model_json_schema(mode="serialization")
+def _wrapped(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
+    from pydantic import ConfigDict, create_model
+
+    model = create_model(f"{fn_name}Output", result=(annotation, ...), __config__=ConfigDict(arbitrary_types_allowed=True))
     validate = model.__pydantic_validator__.validate_python
-
-    def run(value: Any) -> Any:
-        return validate({"result": value}).model_dump(mode="json", by_alias=True)
-
-    return OutputPlan(schema, run)
+    return model.model_json_schema(mode="serialization"), lambda value: validate({"result": value}).model_dump(
+        mode="json", by_alias=True)
 
 
-# -- content --------------------------------------------------------------------------------------
+# -- content --------------------------------------------------------------------------------------------
+
+
+def to_wire_content(value: Any) -> list[dict[str, Any]]:
+    """Render a return value as wire content blocks: text as is, lists flattened one block per
+    item, media and content blocks passed through, anything else as JSON indented by 2."""
+    kind = type(value)
+    if kind is str:
+        return [{"type": "text", "text": value}]
+    if value is None:
+        return []
+    if kind is int:
+        return [{"type": "text", "text": str(value)}]
+    if kind is bool:
+        return [{"type": "text", "text": "true" if value else "false"}]
+    if kind is list or kind is tuple:
+        out: list[dict[str, Any]] = []
+        for item in value:
+            out.extend(to_wire_content(item))
+        return out
+    if _is_block(value):
+        return [value.to_wire()]
+    media = getattr(value, "to_content_block", None)
+    if media is not None:
+        return [media().to_wire()]
+    import pydantic_core
+
+    return [{"type": "text", "text": pydantic_core.to_json(value, fallback=str, indent=2).decode()}]
 
 
 def to_content(value: Any) -> list[Any]:
-    """Render a return value as content blocks: text as is, lists flattened one block per item,
-    media and content blocks passed through, anything else as JSON indented by 2."""
+    """The same rendering as content block models."""
     from mcp.types import TextContent
 
     if value is None:
@@ -220,15 +296,18 @@ def to_content(value: Any) -> list[Any]:
         for item in value:  # pyright: ignore[reportUnknownVariableType]
             out.extend(to_content(item))
         return out
-    if isinstance(value, BaseModel) and _is_block(value):
+    if _is_block(value):
         return [value]
     media = getattr(value, "to_content_block", None)
     if media is not None:
         return [media()]
-    return [TextContent(text=pydantic_core.to_json(value, fallback=str, indent=2).decode())]
+    return [TextContent.model_validate(block) for block in to_wire_content(value)]
 
 
-def _is_block(value: BaseModel) -> bool:
+def _is_block(value: Any) -> bool:
+    module = type(value).__module__
+    if not module.startswith("mcp.types"):
+        return False
     from mcp.types import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent
 
     return isinstance(value, TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource)

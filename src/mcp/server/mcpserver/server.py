@@ -15,7 +15,7 @@ from typing_extensions import TypeVar as DefaultTypeVar
 from mcp.server.lowlevel.server import Server, _Entry, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.context import Context
-from mcp.server.mcpserver.tools import RegisteredTool, error_result
+from mcp.server.mcpserver.tools import RegisteredTool
 
 logger = logging.getLogger("mcp.server")
 
@@ -78,8 +78,6 @@ class MCPServer(Generic[LifespanT]):
             )
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
-        from mcp.server.mcpserver.prompts import PromptManager
-        from mcp.server.mcpserver.resources import DEFAULT_RESOURCE_SECURITY, ResourceManager
         from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
@@ -98,11 +96,9 @@ class MCPServer(Generic[LifespanT]):
         self._page_size = page_size
         self._tools: dict[str, RegisteredTool] = {}
         self._tools_result: Any = None
-        self._resources = ResourceManager(
-            warn_on_duplicate_resources=warn_on_duplicate_resources,
-            resource_security=resource_security if resource_security is not None else DEFAULT_RESOURCE_SECURITY,
-        )
-        self._prompts = PromptManager(warn_on_duplicate_prompts=warn_on_duplicate_prompts)
+        self._resource_security = resource_security
+        self._resource_manager: Any = None
+        self._prompt_manager: Any = None
         self._completion: Any = None
         self._custom_routes: list[Any] = []
         self._bus = subscriptions if subscriptions is not None else InMemorySubscriptionBus()
@@ -117,7 +113,7 @@ class MCPServer(Generic[LifespanT]):
             website_url=website_url, icons=icons, cache_hints=cache_hints,
             lifespan=self._lifespan_wrapper(lifespan),
             on_list_tools=bind(handlers.list_tools, self),
-            on_call_tool=bind(handlers.call_tool, self),
+            on_call_tool=None,
             on_list_resources=bind(handlers.list_resources, self),
             on_list_resource_templates=bind(handlers.list_resource_templates, self),
             on_read_resource=bind(handlers.read_resource, self),
@@ -128,6 +124,7 @@ class MCPServer(Generic[LifespanT]):
             on_set_logging_level=bind(handlers.set_logging_level, self),
             on_subscriptions_listen=self._listen,
         )
+        self._lowlevel_server._request_handlers["tools/call"] = _Entry(None, bind(handlers.call_tool, self))
         self._lowlevel_server._capability_hook = self._capabilities
         self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
         if middleware:
@@ -142,6 +139,31 @@ class MCPServer(Generic[LifespanT]):
 
             install_extensions(self, self._extensions)
         logging.basicConfig(level=getattr(logging, log_level, logging.INFO))
+
+    @property
+    def _resources(self) -> Any:
+        """The resource registry (built on first use: a tools-only server never loads it)."""
+        manager = self._resource_manager
+        if manager is None:
+            from mcp.server.mcpserver.resources import DEFAULT_RESOURCE_SECURITY, ResourceManager
+
+            security = self._resource_security
+            manager = self._resource_manager = ResourceManager(
+                warn_on_duplicate_resources=self.settings.warn_on_duplicate_resources,
+                resource_security=security if security is not None else DEFAULT_RESOURCE_SECURITY,
+            )
+        return manager
+
+    @property
+    def _prompts(self) -> Any:
+        """The prompt registry (built on first use)."""
+        manager = self._prompt_manager
+        if manager is None:
+            from mcp.server.mcpserver.prompts import PromptManager
+
+            manager = self._prompt_manager = PromptManager(
+                warn_on_duplicate_prompts=self.settings.warn_on_duplicate_prompts)
+        return manager
 
     # -- identity -----------------------------------------------------------------------------
 
@@ -177,13 +199,11 @@ class MCPServer(Generic[LifespanT]):
     def middleware(self) -> list[Any]:
         return self._lowlevel_server.middleware
 
-    def _capabilities(self, caps: Any) -> Any:
-        from mcp.types import PromptsCapability, ResourcesCapability, ToolsCapability
-
-        caps.logging = None  # served for old clients, but deprecated: not advertised
-        caps.tools = ToolsCapability(list_changed=True)
-        caps.resources = ResourcesCapability(subscribe=True, list_changed=True)
-        caps.prompts = PromptsCapability(list_changed=True)
+    def _capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
+        caps.pop("logging", None)  # served for old clients, but deprecated: not advertised
+        caps["prompts"] = {"listChanged": True}
+        caps["resources"] = {"subscribe": True, "listChanged": True}
+        caps["tools"] = {"listChanged": True}
         return caps
 
     def _lifespan_wrapper(self, lifespan: Any) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
@@ -263,6 +283,8 @@ class MCPServer(Generic[LifespanT]):
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
         tool = self._tools.get(name)
         if tool is None:
+            from mcp.server.mcpserver.tools import error_result
+
             return error_result(f"Unknown tool: {name}")
         return await tool.call(arguments, context if context is not None else Context(None, self))
 

@@ -1,43 +1,149 @@
-"""From a Python function to an MCP handler: its arguments model (the input schema) and where a
-`Context` goes. Built once, at registration; the call path only validates and calls."""
+"""From a Python function to an MCP handler: its arguments (the input schema) and where a `Context`
+goes. Inspected once, at registration; the pydantic arguments model is built on first use.
+
+Signatures made only of `int`, `str`, `float` and `bool` parameters (with JSON-native defaults)
+also get a fast path: their input schema is written directly (identical to pydantic's, pinned by
+tests) and arguments of exactly the declared types are accepted without a model; anything else
+falls back to the model, so values and error messages stay pydantic's.
+"""
 
 from __future__ import annotations
 
 import inspect
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
-
-from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from mcp.shared.exceptions import InvalidSignature
 
-
-class ArgModelBase(BaseModel):
-    """Base of generated `<fn>Arguments` models."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, validate_by_name=True, validate_by_alias=True)
+_MISSING: Any = object()
+_FAST_TYPES: dict[Any, str] = {int: "integer", str: "string", float: "number", bool: "boolean"}
+_JSON_SCALARS = (type(None), bool, int, float, str)
 
 
-@dataclass(slots=True)
+def _arg_model_base() -> Any:
+    global _ARG_MODEL_BASE
+    if _ARG_MODEL_BASE is None:
+        from pydantic import BaseModel, ConfigDict
+
+        class ArgModelBase(BaseModel):
+            """Base of generated `<fn>Arguments` models."""
+
+            model_config = ConfigDict(arbitrary_types_allowed=True, validate_by_name=True, validate_by_alias=True)
+
+        _ARG_MODEL_BASE = ArgModelBase
+    return _ARG_MODEL_BASE
+
+
+_ARG_MODEL_BASE: Any = None
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ArgModelBase":
+        return _arg_model_base()
+    raise AttributeError(name)
+
+
+def _title(name: str) -> str:
+    """pydantic's default field title."""
+    return name.replace("_", " ").title()
+
+
 class Signature:
     """What registration learned about a function."""
 
-    fn: Callable[..., Any]
-    arguments_model: type[ArgModelBase]
-    context_param: str | None
-    renamed: tuple[tuple[str, str], ...]
-    """(field name, parameter name) where a parameter shadows a BaseModel attribute."""
-    return_annotation: Any
-    is_async: bool
-    hints: dict[str, Any]
-    resolvers: Any = None
-    """The compiled `Resolve(...)` graph (`dependencies.ResolverGraph`), or None."""
+    __slots__ = ("_fast", "_model", "_renamed", "context_param", "fn", "hints", "is_async", "name", "params",
+                 "resolvers", "return_annotation")
+
+    def __init__(self, fn: Callable[..., Any], name: str, params: list[tuple[str, Any, Any]], context_param: str | None,
+                 return_annotation: Any, is_async: bool, hints: dict[str, Any], resolvers: Any) -> None:
+        self.fn = fn
+        self.name = name
+        self.params = params
+        """(name, annotation, default or _MISSING) of every argument the client supplies."""
+        self.context_param = context_param
+        self.return_annotation = return_annotation
+        self.is_async = is_async
+        self.hints = hints
+        self.resolvers = resolvers
+        """The compiled `Resolve(...)` graph (`dependencies.ResolverGraph`), or None."""
+        self._model: Any = None
+        self._renamed: tuple[tuple[str, str], ...] | None = None
+        fast = all(annotation in _FAST_TYPES and (default is _MISSING or type(default) in _JSON_SCALARS)
+                   for _, annotation, default in params)
+        self._fast: tuple[tuple[str, type, Any], ...] | None = (
+            tuple((n, a, d) for n, a, d in params) if fast and params is not None else None)
 
     @property
     def needs_context(self) -> bool:
         return self.context_param is not None or self.resolvers is not None
+
+    @property
+    def renamed(self) -> tuple[tuple[str, str], ...]:
+        """(field name, parameter name) where a parameter shadows a BaseModel attribute."""
+        if self._renamed is None:
+            from pydantic import BaseModel
+
+            self._renamed = tuple((f"{n}__field", n) for n, _, _ in self.params if hasattr(BaseModel, n))
+        return self._renamed
+
+    @property
+    def arguments_model(self) -> Any:
+        """The `<name>Arguments` pydantic model (built on first use)."""
+        model = self._model
+        if model is None:
+            from pydantic import Field, create_model
+
+            renamed = dict((param, field) for field, param in self.renamed)
+            fields: dict[str, Any] = {}
+            for name, annotation, default in self.params:
+                if name in renamed:
+                    annotation = Annotated[annotation, Field(alias=name)]
+                fields[renamed.get(name, name)] = (annotation, ... if default is _MISSING else default)
+            model = self._model = create_model(f"{self.name}Arguments", __base__=_arg_model_base(), **fields)
+        return model
+
+    def input_schema(self) -> dict[str, Any]:
+        fast = self._fast
+        if fast is None:
+            return self.arguments_model.model_json_schema(by_alias=True)
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        for name, annotation, default in fast:
+            prop: dict[str, Any] = {"title": _title(name), "type": _FAST_TYPES[annotation]}
+            if default is _MISSING:
+                required.append(name)
+            else:
+                prop = {"default": default, **prop}
+            properties[name] = prop
+        schema: dict[str, Any] = {"properties": properties}
+        if required:
+            schema["required"] = required
+        schema["title"] = f"{self.name}Arguments"
+        schema["type"] = "object"
+        return schema
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Keyword arguments for the function; raises pydantic's `ValidationError` on bad input."""
+        fast = self._fast
+        if fast is not None:
+            kwargs: dict[str, Any] = {}
+            for name, annotation, default in fast:
+                value = arguments.get(name, _MISSING)
+                if value is _MISSING:
+                    if default is _MISSING:
+                        break
+                    value = default
+                elif type(value) is not annotation:
+                    break
+                kwargs[name] = value
+            else:
+                return kwargs
+        validated = self.arguments_model.__pydantic_validator__.validate_python(arguments)
+        kwargs = dict(validated.__dict__)
+        for field_name, param_name in self.renamed:
+            kwargs[param_name] = kwargs.pop(field_name)
+        return kwargs
 
 
 def is_context_annotation(annotation: Any) -> bool:
@@ -78,16 +184,15 @@ def is_async_callable(fn: Any) -> bool:
 
 def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] = frozenset(),
                      free_form: bool = False) -> Signature:
-    """Build the arguments model `<name>Arguments` from the signature of `fn`."""
+    """Read the signature of `fn` once: client-supplied parameters, Context, resolvers."""
+    from mcp.server.mcpserver.dependencies import compile_graph, resolve_marker
+
     hints = resolve_hints(fn)
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         raise InvalidSignature(f"Cannot inspect the signature of {name!r}: {exc}") from exc
-    from mcp.server.mcpserver.dependencies import compile_graph, resolve_marker
-
-    fields: dict[str, Any] = {}
-    renamed: list[tuple[str, str]] = []
+    params: list[tuple[str, Any, Any]] = []
     resolved: dict[str, Any] = {}
     context_param: str | None = None
     for param in sig.parameters.values():
@@ -109,28 +214,13 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
             raise InvalidSignature(f"Function {name!r}: positional-only parameter {param.name!r} is not supported")
         if param.name.startswith("_"):
             raise InvalidSignature(f"Function {name!r}: parameter {param.name!r} may not start with an underscore")
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        field_name = param.name
-        if hasattr(BaseModel, param.name):
-            field_name = f"{param.name}__field"
-            annotation = Annotated[annotation, Field(alias=param.name)]
-            renamed.append((field_name, param.name))
-        fields[field_name] = (annotation, default)
-    model = create_model(f"{name}Arguments", __base__=ArgModelBase, **fields)
+        params.append((param.name, annotation, _MISSING if param.default is inspect.Parameter.empty else param.default))
     graph = compile_graph(name, resolved, set(sig.parameters) - set(resolved)) if resolved else None
-    return Signature(
-        fn=fn,
-        arguments_model=model,
-        context_param=context_param,
-        renamed=tuple(renamed),
-        return_annotation=hints.get("return", inspect.Signature.empty)
-        if "return" in hints or sig.return_annotation is inspect.Signature.empty
-        else sig.return_annotation,
-        is_async=is_async_callable(fn),
-        hints=hints,
-        resolvers=graph,
-    )
+    return_annotation = hints.get("return", inspect.Signature.empty)
+    if "return" not in hints and sig.return_annotation is not inspect.Signature.empty:
+        return_annotation = sig.return_annotation
+    return Signature(fn, name, params, context_param, return_annotation, is_async_callable(fn), hints, graph)
 
 
 def input_schema(signature: Signature) -> dict[str, Any]:
-    return signature.arguments_model.model_json_schema(by_alias=True)
+    return signature.input_schema()

@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
-from pydantic import ValidationError
-
+from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.dependencies import NeedInput
-from mcp.server.mcpserver.results import OutputPlan, compile_output, to_content
+from mcp.server.mcpserver.results import OutputPlan, compile_output, to_wire_content
 from mcp.server.mcpserver.signature import Signature, input_schema, inspect_function
 from mcp.shared.exceptions import MCPError, ToolError
-from mcp.types import CallToolResult, InputRequiredResult, TextContent
 
 if TYPE_CHECKING:
-    from mcp.types import Tool
+    from mcp.types import CallToolResult, Tool
 
 logger = logging.getLogger("mcp.server.tools")
 
@@ -29,7 +27,7 @@ logger = logging.getLogger("mcp.server.tools")
 class RegisteredTool:
     """One tool: its wire description and its compiled call plan."""
 
-    __slots__ = ("_header_params", "_input_schema", "_schema_check", "_validate_args", "_wire", "annotations",
+    __slots__ = ("_header_params", "_input_schema", "_schema_check", "_wire", "annotations",
                  "description", "fn", "icons", "meta", "name", "output", "signature", "title")
 
     def __init__(
@@ -58,7 +56,6 @@ class RegisteredTool:
         self._schema_check: Callable[[Any], str | None] | None = None
         self.signature: Signature = inspect_function(fn, self.name, free_form=input_schema is not None)
         self.output: OutputPlan = compile_output(self.name, self.signature.return_annotation, structured_output)
-        self._validate_args = self.signature.arguments_model.__pydantic_validator__.validate_python
         self._wire: Tool | None = None
         self._header_params: list[tuple[str, str]] | None = None
 
@@ -121,13 +118,10 @@ class RegisteredTool:
             kwargs = self._free_form_arguments(arguments or {})
         else:
             try:
-                validated = self._validate_args(arguments or {})
-            except ValidationError as exc:
+                kwargs = self.signature.validate(arguments or {})
+            except ValueError as exc:  # pydantic's ValidationError
                 raise ToolError(str(exc)) from exc
-            kwargs = dict(validated.__dict__)
         sig = self.signature
-        for field_name, param_name in sig.renamed:
-            kwargs[param_name] = kwargs.pop(field_name)
         if sig.resolvers is not None:
             from mcp.server.mcpserver.dependencies import run_graph
 
@@ -137,7 +131,7 @@ class RegisteredTool:
             kwargs[sig.context_param] = context
         if sig.is_async:
             return await self.fn(**kwargs)
-        return await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+        return await run_sync(functools.partial(self.fn, **kwargs))
 
     def _free_form_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Arguments checked against a verbatim JSON Schema (compiled once), passed through as given."""
@@ -157,25 +151,76 @@ class RegisteredTool:
             return dict(arguments)
         return {k: v for k, v in arguments.items() if k in params}
 
-    async def call(self, arguments: dict[str, Any] | None, context: Any) -> CallToolResult:
-        """The whole tools/call for this tool: run, convert, validate output; tool failures become
-        `is_error` results, `MCPError` propagates as a JSON-RPC error."""
+    async def call_wire(self, arguments: dict[str, Any] | None, context: Any) -> Any:
+        """The whole tools/call for this tool: run, convert, validate output. Returns the result's
+        wire dict, or the result model the function built itself. Tool failures become `is_error`
+        results; `MCPError` (and a pending question) propagate."""
         try:
             value = await self.run(arguments, context)
-            if isinstance(value, CallToolResult | InputRequiredResult):
+            if _is_result_model(value):
                 return value
-            dump = self.output.validate_and_dump
-            structured = None if dump is None else dump(value)
-            return CallToolResult.model_construct(content=to_content(value), structured_content=structured)
+            plan = self.output
+            if plan.structured:
+                structured = plan.dump(value)
+                return {"content": to_wire_content(value), "structuredContent": structured}
+            return {"content": to_wire_content(value)}
         except (MCPError, NeedInput):
             raise
         except Exception as exc:
-            cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValidationError) else exc
+            cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValueError) else exc
             logger.debug("tool %s failed", self.name, exc_info=True)
-            return error_result(f"Error executing tool {self.name}: {cause}")
+            return error_wire(f"Error executing tool {self.name}: {cause}")
+
+    async def call(self, arguments: dict[str, Any] | None, context: Any) -> Any:
+        """As `call_wire`, always returning a result model (`CallToolResult` or the function's own)."""
+        out = await self.call_wire(arguments, context)
+        if type(out) is dict:
+            from mcp.types import CallToolResult
+
+            return CallToolResult.model_validate(out)
+        return out
+
+    def wire(self) -> dict[str, Any]:
+        """The tool as listed by tools/list, as a wire dict (key order as the model's)."""
+        out: dict[str, Any] = {"name": self.name}
+        if self.title is not None:
+            out["title"] = self.title
+        if self.description is not None:
+            out["description"] = self.description
+        out["inputSchema"] = self.parameters
+        schema = self.output.output_schema
+        if schema is not None:
+            out["outputSchema"] = schema
+        if self.annotations is not None:
+            out["annotations"] = _wire_of(self.annotations)
+        if self.icons:
+            out["icons"] = [_wire_of(icon) for icon in self.icons]
+        if self.meta is not None:
+            out["_meta"] = self.meta
+        return out
+
+
+def _wire_of(value: Any) -> Any:
+    return value.to_wire() if hasattr(value, "to_wire") else value
+
+
+def _is_result_model(value: Any) -> bool:
+    """A `CallToolResult` or `InputRequiredResult` (no import: if their modules were never loaded,
+    `value` cannot be one)."""
+    module = sys.modules.get("mcp.types._tools")
+    if module is not None and isinstance(value, module.CallToolResult):
+        return True
+    module = sys.modules.get("mcp.types._input_required")
+    return module is not None and isinstance(value, module.InputRequiredResult)
+
+
+def error_wire(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
 def error_result(text: str) -> CallToolResult:
+    from mcp.types import CallToolResult, TextContent
+
     return CallToolResult.model_construct(content=[TextContent(text=text)], is_error=True)
 
 
