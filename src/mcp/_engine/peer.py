@@ -118,22 +118,32 @@ class Peer:
         await self.send(m.notification(method, params), metadata)
 
     async def send_request(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, metadata: Any = None
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, metadata: Any = None,
+        request_id: Any = None,
     ) -> dict[str, Any]:
         """Send a request and wait for its result; raises `MCPError` for an error response,
-        on timeout (after sending `notifications/cancelled`) and when the connection closes."""
+        on timeout and when the connection closes. A timed-out or cancelled wait tells the peer
+        with `notifications/cancelled`."""
         if self.closed.is_set():
             raise MCPError(CONNECTION_CLOSED, "Connection closed")
-        request_id = next(self._ids)
+        if request_id is None:
+            request_id = next(self._ids)
         pending = _Pending(method)
         self._pending[request_id] = pending
         try:
             await self.send(m.request(request_id, method, params), metadata)
-            with anyio.move_on_after(math.inf if timeout is None else timeout) as scope:
-                await pending.event.wait()
+            try:
+                with anyio.move_on_after(math.inf if timeout is None else timeout) as scope:
+                    await pending.event.wait()
+            except anyio.get_cancelled_exc_class():
+                if pending.response is None and not self.closed.is_set():
+                    with anyio.move_on_after(1, shield=True):
+                        await self.send_notification("notifications/cancelled",
+                                                     {"requestId": request_id, "reason": "cancelled"}, metadata)
+                raise
             if scope.cancelled_caught:
                 await self.send_notification(
-                    "notifications/cancelled", {"requestId": request_id, "reason": "timed out"}
+                    "notifications/cancelled", {"requestId": request_id, "reason": "timed out"}, metadata
                 )
                 raise MCPError(REQUEST_TIMEOUT, f"Timed out after {timeout} seconds waiting for a response to {method}")
         finally:

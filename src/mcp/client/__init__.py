@@ -6,6 +6,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _OWNER = {
+    "CacheConfig": "mcp.client.caching",
+    "CacheEntry": "mcp.client.caching",
+    "CacheKey": "mcp.client.caching",
+    "CacheMode": "mcp.client.caching",
+    "InMemoryResponseCacheStore": "mcp.client.caching",
+    "ResponseCacheStore": "mcp.client.caching",
+    "InputRequiredRoundsExceededError": "mcp.shared.exceptions",
     "Client": "mcp.client.client",
     "ClientSession": "mcp.client.session",
     "ClientRequestContext": "mcp.client.session",

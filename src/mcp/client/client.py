@@ -10,7 +10,9 @@ always does the handshake; `mode="2026-07-28"` pins the stateless wire.
 
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
+import itertools
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -18,6 +20,9 @@ import anyio
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError, single_leaf
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
+
+_DEFAULT_CACHE: Any = object()
+_LISTEN_IDS = itertools.count(1)
 
 
 class Client:
@@ -39,7 +44,7 @@ class Client:
         elicitation_callback: Any = None,
         input_required_max_rounds: int = 10,
         extensions: Any = None,
-        cache: Any = None,
+        cache: Any = _DEFAULT_CACHE,
     ) -> None:
         if mode in HANDSHAKE_VERSIONS:
             raise ValueError(
@@ -65,6 +70,13 @@ class Client:
         self._used = False
         self._tools: dict[str, Any] = {}
         self._validators: dict[str, tuple[Any, Any]] = {}
+        if cache is _DEFAULT_CACHE:
+            from mcp.client.caching import CacheConfig
+
+            cache = CacheConfig()
+        self._cache_config = cache
+        self._cache: Any = None
+        self._extensions = list(extensions or [])
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -79,8 +91,16 @@ class Client:
             tg = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tg.cancel_scope.cancel)
             session = ClientSession(read_stream, write_stream, **self._session_kwargs)
+            if self._extensions:
+                session.extensions = self._extensions
             tg.start_soon(session.peer.run)
             self._session = session
+            if self._cache_config is not None:
+                from mcp.client.caching import ResponseCache, target_identity
+
+                self._cache = ResponseCache(self._cache_config, target_identity(
+                    self._server if isinstance(self._server, str) else None, self._cache_config))
+                session.notification_hooks.append(self._evict_on_notification)
             await self._connect(session)
         except BaseException as exc:
             self._session = None
@@ -162,10 +182,108 @@ class Client:
 
     async def list_tools(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                          cache_mode: str = "use") -> Any:
-        result = await self.session.list_tools(cursor, meta=meta)
+        result = await self._cached("tools/list", cursor, meta, cache_mode, "ListToolsResult")
         for tool in result.tools:
             self._tools[tool.name] = tool
         return result
+
+    async def _cached(self, method: str, cursor: str | None, meta: dict[str, Any] | None, cache_mode: str,
+                      model_name: str, subject: str = "", params: dict[str, Any] | None = None) -> Any:
+        """One cacheable request through the response cache (cursor-less calls only; a call with
+        `meta` always reaches the server)."""
+        import mcp.types
+        from mcp.client.session import _paginated
+
+        if cache_mode not in ("use", "refresh", "bypass"):
+            raise ValueError(f"cache_mode must be 'use', 'refresh' or 'bypass'; got {cache_mode!r}")
+        session = self.session
+        model = getattr(mcp.types, model_name)
+        if params is None:
+            params = _paginated(cursor, meta)
+        elif meta:
+            params = {**params, "_meta": dict(meta)}
+        cache = self._cache
+        if cache is None or cache_mode == "bypass" or cursor is not None:
+            return model.model_validate(await session.send_request_raw(method, params))
+        version = session.protocol_version or ""
+        if cache_mode == "use" and not meta:
+            hit = await cache.lookup(version, method, subject)
+            if hit is not None:
+                return model.model_validate(hit)
+        raw = await session.send_request_raw(method, params)
+        if raw.get("resultType") != "input_required":
+            await cache.store(version, session._modern_meta is not None, method, raw, subject)
+        return model.model_validate(raw) if raw.get("resultType") != "input_required" else raw
+
+    async def _evict_on_notification(self, method: str, params: dict[str, Any]) -> None:
+        from mcp.client.caching import EVICTS
+
+        cache = self._cache
+        session = self._session
+        if cache is None or session is None:
+            return
+        version = session.protocol_version or ""
+        if method in EVICTS:
+            await cache.evict(version, EVICTS[method])
+            if method == "notifications/resources/list_changed":
+                await cache.evict(version, "resources/templates/list")
+        elif method == "notifications/resources/updated" and "uri" in params:
+            await cache.evict(version, "resources/read", str(params["uri"]))
+
+    @asynccontextmanager
+    async def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
+                     resources_list_changed: bool = False, resource_subscriptions: Any = (),
+                     timeout: float = 30.0) -> AsyncIterator[Any]:
+        """Open a `subscriptions/listen` stream (2026-07-28); entering waits for the server's
+        acknowledgement, leaving cancels the stream."""
+        from mcp.client.subscriptions import Subscription
+        from mcp.shared.exceptions import ListenNotSupportedError
+
+        session = self.session
+        if session._modern_meta is None:
+            raise ListenNotSupportedError("subscriptions/listen needs a 2026-07-28 connection")
+        wanted: dict[str, Any] = {}
+        if tools_list_changed:
+            wanted["toolsListChanged"] = True
+        if prompts_list_changed:
+            wanted["promptsListChanged"] = True
+        if resources_list_changed:
+            wanted["resourcesListChanged"] = True
+        if resource_subscriptions:
+            wanted["resourceSubscriptions"] = [str(uri) for uri in resource_subscriptions]
+        subscription_id = f"listen-{next(_LISTEN_IDS)}"
+        subscription = Subscription(subscription_id)
+        session._subscriptions[subscription_id] = subscription
+
+        async def run() -> None:
+            try:
+                params = {"notifications": wanted, "_meta": dict(session._modern_meta or {})}
+                await session.peer.send_request("subscriptions/listen", params, request_id=subscription_id)
+                subscription._finish()
+            except MCPError as exc:
+                subscription._fail(exc)
+            except anyio.get_cancelled_exc_class():
+                subscription._finish()
+                raise
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run)
+                with anyio.fail_after(timeout):
+                    await subscription.acknowledged.wait()
+                if subscription._error is not None and subscription.honored is None:
+                    raise subscription._error
+                try:
+                    yield subscription
+                finally:
+                    tg.cancel_scope.cancel()
+        except BaseException as exc:
+            leaf = single_leaf(exc)
+            if leaf is exc:
+                raise
+            raise leaf from None
+        finally:
+            session._subscriptions.pop(subscription_id, None)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
                         read_timeout_seconds: float | None = None, progress_callback: Any = None, *,
@@ -199,6 +317,17 @@ class Client:
                             request_state: str | None = None, meta: dict[str, Any] | None = None,
                             cache_mode: str = "use") -> Any:
         session = self.session
+        if input_responses is None and request_state is None:
+            first = await self._cached("resources/read", None, meta, cache_mode, "ReadResourceResult", str(uri),
+                                       {"uri": str(uri)})
+            if not isinstance(first, dict):
+                return first
+            from mcp.types import InputRequiredResult
+
+            irr = InputRequiredResult.model_validate(first)
+            requests = irr.input_requests or {}
+            input_responses = {key: await session.answer_input_request(r) for key, r in requests.items()}
+            request_state = irr.request_state
 
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
             return await session.read_resource(uri, meta=meta, input_responses=responses, request_state=state)
@@ -231,15 +360,15 @@ class Client:
 
     async def list_resources(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                              cache_mode: str = "use") -> Any:
-        return await self.session.list_resources(cursor, meta=meta)
+        return await self._cached("resources/list", cursor, meta, cache_mode, "ListResourcesResult")
 
     async def list_resource_templates(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                                       cache_mode: str = "use") -> Any:
-        return await self.session.list_resource_templates(cursor, meta=meta)
+        return await self._cached("resources/templates/list", cursor, meta, cache_mode, "ListResourceTemplatesResult")
 
     async def list_prompts(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                            cache_mode: str = "use") -> Any:
-        return await self.session.list_prompts(cursor, meta=meta)
+        return await self._cached("prompts/list", cursor, meta, cache_mode, "ListPromptsResult")
 
     async def complete(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, str] | None = None) -> Any:
         return await self.session.complete(ref, argument, context_arguments)

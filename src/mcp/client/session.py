@@ -78,6 +78,9 @@ class ClientSession:
         self.instructions: str | None = None
         self._modern_meta: dict[str, Any] | None = None
         self._progress: dict[Any, ProgressCallback] = {}
+        self._subscriptions: dict[str, Any] = {}
+        self.notification_hooks: list[Callable[[str, dict[str, Any]], Awaitable[None]]] = []
+        """Called for every server notification before it is dispatched (the response cache evicts here)."""
         self._progress_tokens = iter(range(1, 1 << 62))
 
     # -- capabilities and era -----------------------------------------------------------------
@@ -310,6 +313,21 @@ class ClientSession:
     async def _on_notification(self, message: dict[str, Any], metadata: Any) -> None:
         method = message["method"]
         params = message.get("params") or {}
+        for hook in self.notification_hooks:
+            await hook(method, params)
+        meta = params.get("_meta")
+        if self._subscriptions and type(meta) is dict:
+            from mcp.client.subscriptions import SUBSCRIPTION_ID_META_KEY, event_for
+
+            subscription = self._subscriptions.get(meta.get(SUBSCRIPTION_ID_META_KEY))
+            if subscription is not None:
+                if method == "notifications/subscriptions/acknowledged":
+                    subscription._acknowledge(params.get("notifications") or {})
+                else:
+                    event = event_for(method, params)
+                    if event is not None:
+                        subscription._push(event)
+                return
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))
             if callback is not None:

@@ -12,6 +12,7 @@ _OWNER = {
     "InitializationOptions": "mcp.server.lowlevel.server",
     "ServerRequestContext": "mcp.server.context",
     "ServerSession": "mcp.server.session",
+    "CacheHint": "mcp.server.caching",
 }
 
 __all__ = sorted(_OWNER)
@@ -27,6 +28,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from mcp.server.caching import CacheHint as CacheHint
     from mcp.server.context import ServerRequestContext as ServerRequestContext
     from mcp.server.lowlevel.server import InitializationOptions as InitializationOptions
     from mcp.server.lowlevel.server import NotificationOptions as NotificationOptions

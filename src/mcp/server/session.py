@@ -190,12 +190,10 @@ class ServerSession:
             meta = wire.get("_meta")
             wire["_meta"] = {**meta, SERVER_INFO_META_KEY: self.server.server_info_wire} if meta else {
                 SERVER_INFO_META_KEY: self.server.server_info_wire}
-            if method in CACHEABLE_METHODS and "ttlMs" not in wire:
-                hint = self.server.cache_hint_for(method)
-                wire["ttlMs"] = hint[0]
-                wire.setdefault("cacheScope", hint[1])
-            elif method in CACHEABLE_METHODS:
-                wire.setdefault("cacheScope", "private")
+            if method in CACHEABLE_METHODS and ("ttlMs" not in wire or "cacheScope" not in wire):
+                ttl, scope = self.server.cache_hint_for(method)  # explicit result fields win, per field
+                wire.setdefault("ttlMs", ttl)
+                wire.setdefault("cacheScope", scope)
             return wire
         if wire.get("resultType") == "input_required":
             logger.error("%s returned an InputRequiredResult on a %s connection, which cannot carry one", method, version)

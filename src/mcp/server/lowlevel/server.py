@@ -106,7 +106,9 @@ class Server(Generic[LifespanT]):
         self.website_url = website_url
         self.icons = icons
         self.lifespan = lifespan
-        self.cache_hints: dict[str, Any] = dict(cache_hints or {})
+        from mcp.server.caching import validate_cache_hints
+
+        self.cache_hints: dict[str, Any] = validate_cache_hints(cache_hints)
         self.middleware: list[Middleware] = []
         self._request_handlers: dict[str, _Entry] = {}
         self._notification_handlers: dict[str, _Entry] = {}

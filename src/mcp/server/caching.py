@@ -1,0 +1,39 @@
+"""Server-side caching hints (2026-07-28): `ttlMs` and `cacheScope` per cacheable method."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CacheableMethod = Literal["tools/list", "prompts/list", "resources/list", "resources/templates/list",
+                          "resources/read", "server/discover"]
+CACHEABLE_METHODS: frozenset[str] = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover"})
+
+
+@dataclass(frozen=True)
+class CacheHint:
+    """How long a result may be treated as fresh (`ttl_ms`), and whether it may be shared across
+    users (`"public"`) or belongs to one authorization context (`"private"`)."""
+
+    ttl_ms: int = 0
+    scope: Literal["private", "public"] = "private"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ttl_ms, int) or isinstance(self.ttl_ms, bool) or self.ttl_ms < 0:
+            raise ValueError(f"CacheHint.ttl_ms must be an integer >= 0; got {self.ttl_ms!r}")
+        if self.scope not in ("private", "public"):
+            raise ValueError(f"CacheHint.scope must be 'private' or 'public'; got {self.scope!r}")
+
+
+def validate_cache_hints(hints: Mapping[str, Any] | None) -> dict[str, CacheHint]:
+    """Check a `cache_hints=` map at construction: only the six cacheable methods, `CacheHint` values."""
+    out: dict[str, CacheHint] = {}
+    for method, hint in (hints or {}).items():
+        if method not in CACHEABLE_METHODS:
+            raise ValueError(f"cache_hints key {method!r} is not a cacheable method; use one of {sorted(CACHEABLE_METHODS)}")
+        if not isinstance(hint, CacheHint):
+            raise TypeError(f"cache_hints[{method!r}] must be a CacheHint, got {type(hint).__name__}")
+        out[method] = hint
+    return out
