@@ -7,18 +7,19 @@ anyio backends. Server-side state touched by a test (session tables) is only rea
 changed through a route served on the server's own loop.
 """
 
+import gc
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import httpx
 import pytest
 import uvicorn
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 
@@ -45,42 +46,61 @@ ASGIApp = Callable[..., Any]
 
 
 @contextmanager
-def running(app: ASGIApp) -> Iterator[str]:
-    """Serve `app` with uvicorn on a free 127.0.0.1 port; yields `http://127.0.0.1:<port>`."""
+def running(make_app: Callable[[], ASGIApp]) -> Iterator[str]:
+    """Serve `make_app()` with uvicorn on a free 127.0.0.1 port; yields `http://127.0.0.1:<port>`.
+
+    The app is built on the server's thread: anyio primitives created while building it belong
+    to that thread's asyncio loop, not to the test's loop (which may be trio)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="none", http="h11",
-                            timeout_graceful_shutdown=2)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    servers: list[uvicorn.Server] = []
+    should_exit = threading.Event()
+
+    def serve() -> None:
+        config = uvicorn.Config(make_app(), log_level="warning", lifespan="on", ws="none", http="h11",
+                                timeout_graceful_shutdown=2)
+        server = uvicorn.Server(config)
+        servers.append(server)
+        if not should_exit.is_set():
+            server.run(sockets=[sock])
+
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
         deadline = time.monotonic() + 10
-        while not server.started:
+        while not (servers and servers[0].started):
             if not thread.is_alive() or time.monotonic() > deadline:
                 raise RuntimeError("uvicorn did not start")
             time.sleep(0.01)
         yield f"http://127.0.0.1:{port}"
     finally:
-        server.should_exit = True
+        should_exit.set()
+        for server in servers:
+            server.should_exit = True
         thread.join(10)
         sock.close()
+        gc.collect()  # server-side garbage is finalized while this test's warning filters apply
         assert not thread.is_alive(), "uvicorn did not stop"
 
 
 class Recorder:
     """ASGI wrapper noting (method, headers) of every HTTP request."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self) -> None:
+        self.app: ASGIApp | None = None
         self.requests: list[tuple[str, dict[str, str]]] = []
+
+    def wrap(self, app: ASGIApp) -> "Recorder":
+        self.app = app
+        return self
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
             self.requests.append((scope["method"], headers))
+        assert self.app is not None
         await self.app(scope, receive, send)
 
 
@@ -144,11 +164,20 @@ def build_server() -> MCPServer:
     async def poll_twice(ctx: Context) -> str:
         """Progress, close the SSE stream (the client polls), progress again, answer."""
         await ctx.report_progress(1, 2, "before")
-        metadata = current_metadata.get()  # see test_a_polling_server_... for why not ctx
+        # not ctx.request_context.close_sse_stream(): over HTTP it is a no-op (server bug, reported)
+        metadata = current_metadata.get()
         await metadata.close_sse_stream()
         await anyio.sleep(0.3)
         await ctx.report_progress(2, 2, "after")
         return "polled"
+
+    @mcp.tool()
+    def locate(
+        query: str,
+        region: Annotated[str | None, Field(json_schema_extra={"x-mcp-header": "Region"})] = None,
+    ) -> str:
+        """A tool with an argument mirrored in the Mcp-Param-Region header."""
+        return f"{query}@{region}"
 
     @mcp.custom_route("/expire", methods=["POST"])
     async def expire(request: Request) -> PlainTextResponse:
@@ -174,20 +203,20 @@ VERSION = {"legacy": "2025-11-25", "auto": "2026-07-28"}
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_client_lists_and_calls_tools_over_http_in_both_eras(mode: str) -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode=mode) as client:
             assert client.protocol_version == VERSION[mode]
             assert client.server_info is not None and client.server_info.name == "http-test"
             tools = await client.list_tools()
-            assert "echo" in {tool.name for tool in tools.tools}
+            assert {"echo", "count", "locate"} <= {tool.name for tool in tools.tools}
             result = await client.call_tool("echo", {"text": "hi"})
             assert result.content[0].text == "hi"
 
 
 async def test_the_handshake_era_carries_session_and_version_headers_and_deletes_the_session() -> None:
     mcp = build_server()
-    app = Recorder(mcp.streamable_http_app())
-    with running(app) as base, anyio.fail_after(20):
+    app = Recorder()
+    with running(lambda: app.wrap(mcp.streamable_http_app())) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy") as client:
             assert mcp.session_manager.session_count == 1
             (session_id,) = session_ids(mcp)
@@ -208,8 +237,8 @@ async def test_the_handshake_era_carries_session_and_version_headers_and_deletes
 
 async def test_the_2026_wire_sends_routing_headers_and_no_session() -> None:
     mcp = build_server()
-    app = Recorder(mcp.streamable_http_app())
-    with running(app) as base, anyio.fail_after(20):
+    app = Recorder()
+    with running(lambda: app.wrap(mcp.streamable_http_app())) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp") as client:
             await client.call_tool("echo", {"text": "x"})
             assert mcp.session_manager.session_count == 0
@@ -220,7 +249,35 @@ async def test_the_2026_wire_sends_routing_headers_and_no_session() -> None:
         assert "mcp-session-id" not in headers
     calls = [headers for _, headers in app.requests if headers.get("mcp-method") == "tools/call"]
     assert len(calls) == 1 and calls[0]["mcp-name"] == "echo"
-    assert [headers["mcp-method"] for _, headers in app.requests][0] == "server/discover"
+    assert next(headers["mcp-method"] for _, headers in app.requests) == "server/discover"
+
+
+async def test_arguments_marked_x_mcp_header_travel_in_mcp_param_headers() -> None:
+    mcp = build_server()
+    app = Recorder()
+    with running(lambda: app.wrap(mcp.streamable_http_app())) as base, anyio.fail_after(20):
+        async with Client(f"{base}/mcp") as client:
+            await client.list_tools()
+            plain = await client.call_tool("locate", {"query": "q", "region": "us-west1"})
+            assert plain.content[0].text == "q@us-west1"
+            wrapped = await client.call_tool("locate", {"query": "q", "region": "Zürich"})
+            assert wrapped.content[0].text == "q@Zürich"
+            absent = await client.call_tool("locate", {"query": "q"})
+            assert absent.content[0].text == "q@None"
+    calls = [headers for _, headers in app.requests if headers.get("mcp-name") == "locate"]
+    assert [headers.get("mcp-param-region") for headers in calls] == [
+        "us-west1", "=?base64?WsO8cmljaA==?=", None]
+
+
+async def test_a_header_mismatch_rereads_tools_list_and_retries_the_call_once() -> None:
+    mcp = build_server()
+    app = Recorder()
+    with running(lambda: app.wrap(mcp.streamable_http_app())) as base, anyio.fail_after(20):
+        async with Client(f"{base}/mcp") as client:
+            result = await client.call_tool("locate", {"query": "q", "region": "eu"})  # tools never listed
+            assert result.content[0].text == "q@eu"
+    sequence = [(headers.get("mcp-method"), headers.get("mcp-param-region")) for _, headers in app.requests]
+    assert sequence[1:4] == [("tools/call", None), ("tools/list", None), ("tools/call", "eu")]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -231,7 +288,7 @@ async def test_progress_notifications_reach_the_callback_over_the_sse_response(m
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, total, message))
 
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode=mode) as client:
             result = await client.call_tool("count", {"steps": 3}, progress_callback=on_progress)
             assert result.content[0].text == "counted 3"
@@ -241,7 +298,7 @@ async def test_progress_notifications_reach_the_callback_over_the_sse_response(m
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_json_response_server_answers_in_both_eras(mode: str) -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app(json_response=True)) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app(json_response=True)) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode=mode) as client:
             result = await client.call_tool("count", {"steps": 2})
             assert result.content[0].text == "counted 2"
@@ -254,7 +311,7 @@ async def test_with_json_responses_progress_arrives_on_the_standalone_get_stream
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(progress)
 
-    with running(mcp.streamable_http_app(json_response=True)) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app(json_response=True)) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy") as client:
             result = await client.call_tool("count_slowly", {"steps": 2}, progress_callback=on_progress)
             assert result.content[0].text == "counted 2"
@@ -263,8 +320,8 @@ async def test_with_json_responses_progress_arrives_on_the_standalone_get_stream
 
 async def test_a_stateless_server_serves_handshake_clients_without_a_session() -> None:
     mcp = build_server()
-    app = Recorder(mcp.streamable_http_app(stateless_http=True))
-    with running(app) as base, anyio.fail_after(20):
+    app = Recorder()
+    with running(lambda: app.wrap(mcp.streamable_http_app(stateless_http=True))) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy") as client:
             assert client.protocol_version == "2025-11-25"
             result = await client.call_tool("echo", {"text": "stateless"})
@@ -279,7 +336,7 @@ async def test_sixteen_calls_are_in_flight_at_once(mode: str) -> None:
     mcp = build_server()
     results: list[str] = []
 
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode=mode) as client:
 
             async def call() -> None:
@@ -298,7 +355,7 @@ async def test_a_server_to_client_request_on_the_response_stream_is_answered() -
     async def elicit(context: Any, params: Any) -> ElicitResult:
         return ElicitResult(action="accept", content={"name": "Ada"})
 
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy", elicitation_callback=elicit) as client:
             result = await client.call_tool("ask_name", {})
             assert result.content[0].text == "hello Ada"
@@ -309,7 +366,7 @@ async def test_a_server_to_client_request_on_the_response_stream_is_answered() -
 
 async def test_terminate_on_close_false_leaves_the_session_open() -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         transport = streamable_http_client(f"{base}/mcp", terminate_on_close=False)
         async with Client(transport, mode="legacy") as client:
             await client.call_tool("echo", {"text": "x"})
@@ -318,7 +375,7 @@ async def test_terminate_on_close_false_leaves_the_session_open() -> None:
 
 async def test_an_expired_session_is_reinitialized_and_the_call_retried() -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy") as client, httpx.AsyncClient() as admin:
             before = session_ids(mcp)
             assert (await admin.post(f"{base}/expire")).status_code == 200
@@ -340,7 +397,7 @@ async def test_an_expired_session_is_reinitialized_and_the_call_retried() -> Non
 
 async def test_concurrent_calls_on_an_expired_session_share_one_reinitialization() -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy") as client, httpx.AsyncClient() as admin:
             await admin.post(f"{base}/expire")
             async with anyio.create_task_group() as tg:
@@ -351,18 +408,22 @@ async def test_concurrent_calls_on_an_expired_session_share_one_reinitialization
 
 async def test_a_session_that_keeps_expiring_gives_up_with_an_mcp_error() -> None:
     mcp = build_server()
-    inner = mcp.streamable_http_app()
+    inner: list[ASGIApp] = []
     expiring = {"on": False}
 
     async def app(scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and expiring["on"]:
-            if any(k.lower() == b"mcp-session-id" for k, _ in scope["headers"]):
-                manager = mcp.session_manager
-                for session in list(manager._sessions.values()):
-                    manager._terminate(session)
-        await inner(scope, receive, send)
+        has_session = any(k.lower() == b"mcp-session-id" for k, _ in scope.get("headers", ()))
+        if scope["type"] == "http" and expiring["on"] and has_session:
+            manager = mcp.session_manager
+            for session in list(manager._sessions.values()):
+                manager._terminate(session)
+        await inner[0](scope, receive, send)
 
-    with running(app) as base, anyio.fail_after(20):
+    def make_app() -> ASGIApp:
+        inner.append(mcp.streamable_http_app())
+        return app
+
+    with running(make_app) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy") as client:
             expiring["on"] = True
             with pytest.raises(MCPError, match="Session not found"):
@@ -375,7 +436,7 @@ async def test_a_session_that_keeps_expiring_gives_up_with_an_mcp_error() -> Non
 @pytest.mark.parametrize("mode", MODES)
 async def test_an_oversized_request_fails_with_an_mcp_error_and_the_connection_survives(mode: str) -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app(max_request_body_size=4096)) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app(max_request_body_size=4096)) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode=mode) as client:
             with pytest.raises(MCPError, match="Payload Too Large"):
                 await client.call_tool("echo", {"text": "x" * 10_000})
@@ -385,7 +446,7 @@ async def test_an_oversized_request_fails_with_an_mcp_error_and_the_connection_s
 
 async def test_a_json_rpc_error_body_keeps_its_code() -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp") as client:
             with pytest.raises(MCPError) as info:
                 await client.session.send_request_raw("no/such/method", None)
@@ -395,10 +456,10 @@ async def test_a_json_rpc_error_body_keeps_its_code() -> None:
 @pytest.mark.parametrize("mode", MODES)
 async def test_an_endpoint_answering_404_without_a_json_rpc_body_fails_the_connect(mode: str) -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
-        with pytest.raises(MCPError, match="HTTP 404"):
-            async with Client(f"{base}/not-mcp", mode=mode):
-                pass
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20), \
+            pytest.raises(MCPError, match="HTTP 404"):
+        async with Client(f"{base}/not-mcp", mode=mode):
+            pass
 
 
 async def test_a_refused_connection_fails_with_an_mcp_error() -> None:
@@ -414,7 +475,7 @@ async def test_a_refused_connection_fails_with_an_mcp_error() -> None:
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_timed_out_call_is_cancelled_on_the_server_and_the_client_keeps_working(mode: str) -> None:
     mcp = build_server()
-    with running(mcp.streamable_http_app()) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode=mode) as client:
             with pytest.raises(MCPError) as info:
                 await client.call_tool("sleepy", {"seconds": 30}, read_timeout_seconds=0.3)
@@ -519,7 +580,7 @@ async def test_a_stream_that_ends_early_is_resumed_with_last_event_id_after_the_
     resumed = [encode_event(encode(_progress(2)), event_id="e2"),
                encode_event(encode({"jsonrpc": "2.0", "id": 1, "result": {}}), event_id="e3")]
     app = ScriptedServer(first, lambda headers: (200, resumed if headers.get("last-event-id") == "e1" else []))
-    with running(app) as base, anyio.fail_after(20):
+    with running(lambda: app) as base, anyio.fail_after(20):
         async with streamable_http_client(f"{base}/mcp") as (read, write):
             started = anyio.current_time()
             await write.send(SessionMessage(_ping()))
@@ -542,7 +603,7 @@ async def test_a_polling_server_is_polled_until_the_response_arrives() -> None:
         return 200, [encode_event(encode({"jsonrpc": "2.0", "id": 1, "result": {"done": True}}), event_id="2")]
 
     app = ScriptedServer(first, on_get)
-    with running(app) as base, anyio.fail_after(20):
+    with running(lambda: app) as base, anyio.fail_after(20):
         async with streamable_http_client(f"{base}/mcp") as (read, write):
             await write.send(SessionMessage(_ping()))
             _, answer = await _answer_of(read, 1)
@@ -553,7 +614,7 @@ async def test_a_polling_server_is_polled_until_the_response_arrives() -> None:
 async def test_resumption_gives_up_after_a_bounded_number_of_failed_reconnections() -> None:
     first = [encode_event(encode(_progress(1)), event_id="1", retry=10)]
     app = ScriptedServer(first, lambda headers: (503, None))
-    with running(app) as base, anyio.fail_after(20):
+    with running(lambda: app) as base, anyio.fail_after(20):
         async with streamable_http_client(f"{base}/mcp") as (read, write):
             await write.send(SessionMessage(_ping()))
             _, answer = await _answer_of(read, 1)
@@ -565,7 +626,7 @@ async def test_resumption_gives_up_after_a_bounded_number_of_failed_reconnection
 async def test_a_resumption_refused_with_a_client_error_fails_the_request_at_once() -> None:
     first = [encode_event(encode(_progress(1)), event_id="1", retry=10)]
     app = ScriptedServer(first, lambda headers: (404, None))
-    with running(app) as base, anyio.fail_after(20):
+    with running(lambda: app) as base, anyio.fail_after(20):
         async with streamable_http_client(f"{base}/mcp") as (read, write):
             await write.send(SessionMessage(_ping()))
             _, answer = await _answer_of(read, 1)
@@ -575,7 +636,7 @@ async def test_a_resumption_refused_with_a_client_error_fails_the_request_at_onc
 
 async def test_a_stream_ending_without_response_or_event_id_fails_the_request() -> None:
     app = ScriptedServer([encode_event(encode(_progress(1)))], lambda headers: (200, []))
-    with running(app) as base, anyio.fail_after(20):
+    with running(lambda: app) as base, anyio.fail_after(20):
         async with streamable_http_client(f"{base}/mcp") as (read, write):
             await write.send(SessionMessage(_ping()))
             others, answer = await _answer_of(read, 1)
@@ -591,8 +652,7 @@ async def test_the_real_server_resumes_a_stream_closed_by_the_handler() -> None:
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(message)
 
-    app = mcp.streamable_http_app(event_store=InMemoryEventStore(), retry_interval=50)
-    with running(app) as base, anyio.fail_after(20):
+    with running(lambda: mcp.streamable_http_app(event_store=InMemoryEventStore(), retry_interval=50)) as base, anyio.fail_after(20):
         async with Client(f"{base}/mcp", mode="legacy") as client:
             result = await client.call_tool("poll_twice", {}, progress_callback=on_progress,
                                             read_timeout_seconds=5)

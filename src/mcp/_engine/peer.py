@@ -35,6 +35,8 @@ ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
 
 current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", default=None)
+current_scope: ContextVar[anyio.CancelScope | None] = ContextVar("mcp_current_request_scope", default=None)
+"""The cancel scope of the request being served in this task (read by `Context.cancelled`)."""
 """Transport metadata of the request being served in this task: messages sent while serving it
 (progress, logs, server->client requests) follow the request back to where it came from."""
 
@@ -71,6 +73,7 @@ class Peer:
         on_request: RequestHandler,
         on_notification: NotificationHandler,
         drop_when_full: bool = False,
+        track_ids: bool = True,
     ) -> None:
         self._read = read_stream
         self._write = write_stream
@@ -81,6 +84,9 @@ class Peer:
         self._pending: dict[Any, _Pending] = {}
         self._in_flight: dict[Any, anyio.CancelScope] = {}
         self._drop_when_full = drop_when_full
+        self._track_ids = track_ids
+        """False for a connection shared by many independent clients (stateless HTTP): their
+        request ids may collide and nobody can cancel by id."""
         self._drained: anyio.Event | None = None
         self.drain_timeout = 10.0
         """At end of input, how long requests already received may take to finish."""
@@ -249,17 +255,21 @@ class Peer:
 
     async def _serve(self, message: dict[str, Any], metadata: Any) -> None:
         request_id = message["id"]
-        if request_id in self._in_flight:
+        track = self._track_ids
+        if track and request_id in self._in_flight:
             await self.send(m.error_response(request_id, INVALID_REQUEST, "Invalid Request: duplicate request id in flight"))
             return
         token = current_metadata.set(metadata)
         with anyio.CancelScope() as scope:
-            self._in_flight[request_id] = scope
+            scope_token = current_scope.set(scope)
+            if track:
+                self._in_flight[request_id] = scope
             try:
                 await self._on_request(message, metadata)
             finally:
-                if self._in_flight.get(request_id) is scope:
+                if track and self._in_flight.get(request_id) is scope:
                     del self._in_flight[request_id]
                     if not self._in_flight and self._drained is not None:
                         self._drained.set()
+                current_scope.reset(scope_token)
                 current_metadata.reset(token)

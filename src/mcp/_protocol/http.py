@@ -76,7 +76,13 @@ def header_mismatch(message: dict[str, Any], headers: dict[str, str]) -> str | N
         name = headers.get(NAME_HEADER)
         if name is None:
             return "Missing Mcp-Name header"
-        if expected is not None and decode_header_value(name.strip()) != str(expected):
+        if expected is None:
+            return None
+        try:
+            decoded = decode_header_value(name.strip())
+        except InvalidHeaderValue:
+            return "Mcp-Name header is not valid base64"
+        if decoded != str(expected):
             return f"Mcp-Name header does not match params.{name_param}"
     return None
 

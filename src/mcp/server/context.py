@@ -35,6 +35,8 @@ class ServerRequestContext(Generic[LifespanT]):
     meta: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
     """Per-request scratch space for middleware and extensions."""
+    transport: Any = None
+    """The transport's metadata for this message (HTTP: its response channel; None on stdio)."""
 
     @property
     def headers(self) -> Any:
@@ -42,13 +44,14 @@ class ServerRequestContext(Generic[LifespanT]):
         return None if request is None else getattr(request, "headers", None)
 
     async def close_sse_stream(self) -> None:
-        """Close this request's SSE stream (a no-op on transports without one)."""
-        closer = getattr(self.request, "close_sse_stream", None)
+        """Close this request's SSE stream so the client resumes it later (SSE polling); a no-op
+        on transports without one."""
+        closer = getattr(self.transport, "close_sse_stream", None)
         if closer is not None:
             await closer()
 
     async def close_standalone_sse_stream(self) -> None:
-        closer = getattr(self.request, "close_standalone_sse_stream", None)
+        closer = getattr(self.transport, "close_standalone_sse_stream", None)
         if closer is not None:
             await closer()
 

@@ -85,7 +85,8 @@ class ServerSession:
         self.subscribed_uris: set[str] = set()
         """Handshake-era `resources/subscribe` targets of this connection."""
         self.peer = Peer(read_stream, write_stream, role="server", on_request=self._on_request,
-                         on_notification=self._on_notification, drop_when_full=drop_when_full)
+                         on_notification=self._on_notification, drop_when_full=drop_when_full,
+                         track_ids=not stateless)
 
     async def run(self) -> None:
         await self.peer.run()
@@ -156,8 +157,8 @@ class ServerSession:
             version, caps = self._era(method, params, metadata)
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
-                getattr(metadata, "request", None), None,
-                params.get("_meta") if params is not None else None,
+                getattr(metadata, "request", None) if metadata is not None else None, None,
+                params.get("_meta") if params is not None else None, transport=metadata,
             )
             if caps is not None:
                 ctx.extra["client_capabilities"] = caps

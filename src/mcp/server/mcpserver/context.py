@@ -142,9 +142,10 @@ class Context(Generic[LifespanT]):
 
         Async handlers are interrupted at their next `await` anyway; a sync handler running on a
         worker thread cannot be, so it should poll this and stop early."""
-        ctx = self.request_context
-        scope = ctx.session.peer._in_flight.get(ctx.request_id)
-        return scope is None or scope.cancel_called
+        from mcp._engine.peer import current_scope
+
+        scope = current_scope.get()
+        return scope is not None and scope.cancel_called
 
     async def elicit(self, message: str, schema: type[Any]) -> Any:
         """Ask the user for form input (handshake-era back-channel); returns

@@ -7,6 +7,7 @@ whether to hop to a worker thread. `call` is the tools/call hot path.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import sys
 from collections.abc import Callable
@@ -107,7 +108,7 @@ class RegisteredTool:
                 decoded = decode_header_value(sent.strip())
             except InvalidHeaderValue:
                 return f"Mcp-Param-{header} is not valid base64"
-            if value is None or decoded != (value if isinstance(value, str) else str(value)):
+            if value is None or decoded != (value if isinstance(value, str) else json.dumps(value)):
                 return f"Mcp-Param-{header} does not match argument {param!r}"
         return None
 
