@@ -18,7 +18,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
 from mcp._engine.stdio_pump import OversizedMessage
-from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.codec import ParseError, decode, encode_line
 from mcp._protocol.framing import OVERSIZED, LineFramer
 from mcp.shared.message import SessionMessage
 
@@ -103,7 +103,9 @@ class _DrainProtocol(asyncio.Protocol):
 
 
 class DirectLineWriter:
-    """Quacks like the send half of a memory stream; writes each message as one line, at once."""
+    """Quacks like the send half of a memory stream; writes each message as one line, at once.
+    A message that cannot be encoded raises `EncodeError` at the sender (responses never do: see
+    `encode_line`)."""
 
     def __init__(self, transport: Any, protocol: _DrainProtocol) -> None:
         self._transport = transport
@@ -115,12 +117,12 @@ class DirectLineWriter:
             raise anyio.BrokenResourceError
         if self._transport.get_write_buffer_size() > _WRITE_HIGH:
             raise anyio.WouldBlock
-        self._transport.write((encode(item.message) + "\n").encode())
+        self._transport.write(encode_line(item.message))
 
     async def send(self, item: SessionMessage) -> None:
         if self._closed or self._protocol.lost:
             raise anyio.BrokenResourceError
-        self._transport.write((encode(item.message) + "\n").encode())
+        self._transport.write(encode_line(item.message))
         await self._protocol.drain()
 
     def close(self) -> None:

@@ -4,6 +4,13 @@ It owns what both sides share: the receive loop, one task per incoming request, 
 outgoing requests awaiting responses, cancellation of in-flight requests by
 `notifications/cancelled`, and request timeouts. What a request *means* is the owner's business:
 `on_request` returns the response envelope, `on_notification` consumes notifications.
+
+Hardening: no message a peer can send takes the connection down. Malformed envelopes are answered
+with -32600, ids that are not strings or integers never reach a table, a failing handler still
+answers its request (-32603), and both directions are bounded: at most `max_concurrent_requests`
+incoming requests are served at once (beyond that a request is answered at once with -32603 "Too
+many concurrent requests", without starting a task), and at most `max_pending_requests` outgoing
+requests may await answers (beyond that `send_request` raises `MCPError`).
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, Final
 
 import anyio
 from anyio.abc import TaskGroup
@@ -23,7 +30,7 @@ from mcp._engine import tap
 from mcp._protocol import messages as m
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import CONNECTION_CLOSED, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
+from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
 
 logger = logging.getLogger("mcp.engine")
 
@@ -34,11 +41,21 @@ NotificationHandler = Callable[[dict[str, Any], Any], Awaitable[None]]
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
 
+DEFAULT_MAX_CONCURRENT_REQUESTS: Final = 1024
+"""Incoming requests one connection may have in flight at once (each holds a task and its
+handler's memory); a well-behaved client is far below it. Beyond it requests are refused."""
+DEFAULT_MAX_PENDING_REQUESTS: Final = 1024
+"""Outgoing requests that may await answers at once (a peer that never answers cannot make the
+table grow without bound)."""
+TOO_MANY_REQUESTS_MESSAGE: Final = "Too many concurrent requests"
+
 current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", default=None)
-current_scope: ContextVar[anyio.CancelScope | None] = ContextVar("mcp_current_request_scope", default=None)
-"""The cancel scope of the request being served in this task (read by `Context.cancelled`)."""
 """Transport metadata of the request being served in this task: messages sent while serving it
 (progress, logs, server->client requests) follow the request back to where it came from."""
+current_scope: ContextVar[anyio.CancelScope | None] = ContextVar("mcp_current_request_scope", default=None)
+"""The cancel scope of the request being served in this task (read by `Context.cancelled`)."""
+
+_ID_TYPES = (str, int)
 
 
 class _Pending:
@@ -74,7 +91,11 @@ class Peer:
         on_notification: NotificationHandler,
         drop_when_full: bool = False,
         track_ids: bool = True,
+        max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
+        max_pending_requests: int = DEFAULT_MAX_PENDING_REQUESTS,
     ) -> None:
+        if max_concurrent_requests < 1 or max_pending_requests < 1:
+            raise ValueError("max_concurrent_requests and max_pending_requests must be at least 1")
         self._read = read_stream
         self._write = write_stream
         self._role: tap.Role = role
@@ -87,6 +108,10 @@ class Peer:
         self._track_ids = track_ids
         """False for a connection shared by many independent clients (stateless HTTP): their
         request ids may collide and nobody can cancel by id."""
+        self.max_concurrent_requests = max_concurrent_requests
+        self.max_pending_requests = max_pending_requests
+        self._active = 0
+        """Incoming requests admitted and not finished (tracked by id or not)."""
         self._drained: anyio.Event | None = None
         self.drain_timeout = 10.0
         """At end of input, how long requests already received may take to finish."""
@@ -132,8 +157,13 @@ class Peer:
         with `notifications/cancelled`."""
         if self.closed.is_set():
             raise MCPError(CONNECTION_CLOSED, "Connection closed")
+        if len(self._pending) >= self.max_pending_requests:
+            raise MCPError(INTERNAL_ERROR, f"Too many pending requests: at most {self.max_pending_requests} may "
+                                           "await answers at once")
         if request_id is None:
             request_id = next(self._ids)
+        elif request_id in self._pending:
+            raise ValueError(f"request id {request_id!r} is already awaiting a response")
         pending = _Pending(method)
         self._pending[request_id] = pending
         try:
@@ -160,7 +190,7 @@ class Peer:
         if pending.raised is not None:
             raise pending.raised
         if "error" in response:
-            raise MCPError.from_jsonrpc_error(response["error"])
+            raise _error_from_wire(response["error"])
         result = response.get("result")
         return result if type(result) is dict else {}
 
@@ -191,7 +221,7 @@ class Peer:
                     # already received still deserve their answers (bounded by drain_timeout).
                     self._close()
                     with anyio.move_on_after(self.drain_timeout):
-                        while self._in_flight:
+                        while self._active:
                             self._drained = anyio.Event()
                             await self._drained.wait()
                 finally:
@@ -199,6 +229,7 @@ class Peer:
         finally:
             self._read.close()
             self._close()
+            self._in_flight.clear()  # a task cancelled before its first step never unregisters
 
     async def handle(self, message: Any, metadata: Any = None) -> None:
         """Handle one message in the calling task (HTTP serves each POST this way): a request is
@@ -223,13 +254,28 @@ class Peer:
         try:
             kind = m.classify(message)
         except m.InvalidMessage as exc:
-            await self.send(m.invalid_message_response(exc))
+            await self.send(m.invalid_message_response(exc), item.metadata)
             return
         if kind is m.REQUEST:
+            # Admission is decided here, synchronously, before any task starts: the count and the
+            # id table are exact, and a refused request costs no task.
+            request_id = message["id"]
+            if self._active >= self.max_concurrent_requests:
+                await self.send(m.error_response(request_id, INTERNAL_ERROR, TOO_MANY_REQUESTS_MESSAGE,
+                                                 {"limit": self.max_concurrent_requests}), item.metadata)
+                return
+            scope = anyio.CancelScope()
+            if self._track_ids:
+                if request_id in self._in_flight:
+                    await self.send(m.error_response(request_id, INVALID_REQUEST,
+                                                     "Invalid Request: duplicate request id in flight"), item.metadata)
+                    return
+                self._in_flight[request_id] = scope
+            self._active += 1
             if tg is None:
-                await self._serve(message, item.metadata)
+                await self._serve(message, item.metadata, scope)
             else:
-                tg.start_soon(self._serve, message, item.metadata)
+                tg.start_soon(self._serve, message, item.metadata, scope)
         elif kind is m.NOTIFICATION:
             if message["method"] == "notifications/cancelled":
                 self._cancel_in_flight(message.get("params"))
@@ -239,8 +285,8 @@ class Peer:
                 logger.exception("notification handler failed for %s", message["method"])
         else:
             pending = self._pending.get(message.get("id"))
-            if pending is None:
-                logger.debug("ignoring a response to unknown request id %r", message.get("id"))
+            if pending is None or pending.event.is_set():
+                logger.debug("ignoring a response to unknown (or already answered) request id %r", message.get("id"))
                 return
             pending.response = message
             if type(item.metadata) is RaisedException:
@@ -248,28 +294,50 @@ class Peer:
             pending.event.set()
 
     def _cancel_in_flight(self, params: Any) -> None:
-        if type(params) is dict:
-            scope = self._in_flight.get(params.get("requestId"))  # pyright: ignore[reportUnknownMemberType]
-            if scope is not None:
-                scope.cancel()
-
-    async def _serve(self, message: dict[str, Any], metadata: Any) -> None:
-        request_id = message["id"]
-        track = self._track_ids
-        if track and request_id in self._in_flight:
-            await self.send(m.error_response(request_id, INVALID_REQUEST, "Invalid Request: duplicate request id in flight"))
+        if type(params) is not dict:
             return
+        request_id = params.get("requestId")  # pyright: ignore[reportUnknownMemberType]
+        if type(request_id) not in _ID_TYPES:  # bool, null, arrays and objects name no request
+            return
+        scope = self._in_flight.get(request_id)
+        if scope is not None:
+            scope.cancel()
+
+    async def _serve(self, message: dict[str, Any], metadata: Any, scope: anyio.CancelScope) -> None:
+        """Serve one admitted request inside its cancel scope (which `notifications/cancelled`
+        may have cancelled already: then the handler never runs and nothing is answered)."""
+        request_id = message["id"]
         token = current_metadata.set(metadata)
-        with anyio.CancelScope() as scope:
-            scope_token = current_scope.set(scope)
-            if track:
-                self._in_flight[request_id] = scope
-            try:
-                await self._on_request(message, metadata)
-            finally:
-                if track and self._in_flight.get(request_id) is scope:
-                    del self._in_flight[request_id]
-                    if not self._in_flight and self._drained is not None:
-                        self._drained.set()
-                current_scope.reset(scope_token)
-                current_metadata.reset(token)
+        scope_token = current_scope.set(scope)
+        try:
+            with scope:
+                try:
+                    await self._on_request(message, metadata)
+                except Exception:
+                    # The owner normally answers every failure itself; this is the last line, so
+                    # that a bug there still answers the request and never ends the connection.
+                    logger.exception("request handler failed for %r", message.get("method"))
+                    await self._answer_internal_error(request_id, metadata)
+        finally:
+            self._active -= 1
+            if self._track_ids and self._in_flight.get(request_id) is scope:
+                del self._in_flight[request_id]
+            if not self._active and self._drained is not None:
+                self._drained.set()
+            current_scope.reset(scope_token)
+            current_metadata.reset(token)
+
+    async def _answer_internal_error(self, request_id: Any, metadata: Any) -> None:
+        try:
+            await self.send(m.error_response(request_id, INTERNAL_ERROR, "Internal error"), metadata)
+        except Exception:
+            logger.exception("could not answer request %r", request_id)
+
+
+def _error_from_wire(error: dict[str, Any]) -> MCPError:
+    """The `MCPError` for an error response; a malformed error object (a peer's bug) still fails
+    the request cleanly instead of raising something else at the caller."""
+    code, message = error.get("code"), error.get("message")
+    if type(code) is not int or type(message) is not str:
+        return MCPError(INTERNAL_ERROR, "Malformed error response: code must be an integer and message a string")
+    return MCPError(code, message, error.get("data"))

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.codec import EncodeError, ParseError, decode, encode_line
 from mcp._protocol.framing import OVERSIZED, LineFramer
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INVALID_REQUEST
@@ -78,17 +78,26 @@ async def pump_out(source: MemoryObjectReceiveStream[SessionMessage], write: Cal
                     return
             except anyio.EndOfStream:
                 return
-            lines = [encode(item.message)]
+            lines = [_line(item.message)]
             while True:
                 try:
-                    lines.append(encode(source.receive_nowait().message))
+                    lines.append(_line(source.receive_nowait().message))
                 except anyio.WouldBlock:
                     break
                 except (anyio.EndOfStream, anyio.ClosedResourceError):
                     break
-            lines.append("")
             try:
-                await write("\n".join(lines).encode())
+                await write(b"".join(lines))
             except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 logger.debug("stdio peer went away; dropping output")
                 return
+
+
+def _line(message: Any) -> bytes:
+    """One message as a line; a message that cannot be encoded at all is logged and dropped (it
+    was already sent as far as its sender knows: nothing else to tell)."""
+    try:
+        return encode_line(message)
+    except EncodeError:
+        logger.exception("dropping a message that cannot be encoded: %s", message.get("method"))
+        return b""

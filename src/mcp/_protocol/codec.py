@@ -1,17 +1,42 @@
 """Bytes <-> JSON values, in one place. The stdlib's C codec is the fastest choice available
-without another dependency; `RecursionError` on absurd nesting is mapped to a parse error."""
+without another dependency.
+
+Hostile input never raises anything but `ParseError` from `decode`: invalid UTF-8, truncated
+text, absurd nesting (`RecursionError`), integers past the interpreter's digit limit, and the
+non-JSON literals `NaN`/`Infinity` the stdlib would otherwise accept.
+
+Output is where decoded input comes back (ids, method names and versions echoed in errors): a
+lone surrogate (`"\\ud800"` decodes to one) cannot be written as UTF-8, and a float overflow
+(`1e999` decodes to infinity) cannot be written as JSON. `encode_line` is the writer's encoder
+and never lets either take a transport down (see its docstring).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import logging
+from typing import Any, NoReturn
 
-_decode = json.JSONDecoder().decode
+logger = logging.getLogger("mcp.codec")
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+_decode = json.JSONDecoder(parse_constant=_reject_constant).decode
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encode_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode
+
+_INTERNAL_ERROR = -32603  # mcp.types.jsonrpc.INTERNAL_ERROR, inlined: codec imports only the stdlib
 
 
 class ParseError(ValueError):
     """Input that is not JSON (or not UTF-8)."""
+
+
+class EncodeError(ValueError):
+    """A message that cannot be written as JSON (NaN or infinity, a non-JSON type, absurd nesting)."""
 
 
 def decode(data: bytes | str) -> Any:
@@ -30,3 +55,33 @@ def decode(data: bytes | str) -> Any:
 def encode(message: Any) -> str:
     """Serialise one JSON value compactly (no newlines, so it is also a valid stdio frame)."""
     return _encode(message)
+
+
+def encode_line(message: Any) -> bytes:
+    """One message as a newline-terminated UTF-8 line (the stdio writers' encoder).
+
+    Lone surrogates are written as `\\uXXXX` escapes (still valid JSON, and the same string to
+    the reader). A message JSON cannot carry is never half-written: a response is replaced by an
+    internal-error response to the same id (its request still gets exactly one answer); anything
+    else raises `EncodeError` for the sender to handle."""
+    try:
+        return (_encode(message) + "\n").encode()
+    except UnicodeEncodeError:
+        try:
+            return (_encode_ascii(message) + "\n").encode()
+        except (ValueError, TypeError, RecursionError) as exc:
+            return _unencodable(message, exc)
+    except (ValueError, TypeError, RecursionError) as exc:
+        return _unencodable(message, exc)
+
+
+def _unencodable(message: Any, exc: BaseException) -> bytes:
+    request_id = message.get("id") if type(message) is dict else None
+    is_response = type(message) is dict and ("result" in message or "error" in message) and "method" not in message
+    if is_response and (type(request_id) in (str, int) or request_id is None):
+        logger.error("response to %r could not be encoded as JSON (%s); answering with an internal error",
+                     request_id, exc)
+        error = {"jsonrpc": "2.0", "id": request_id,
+                 "error": {"code": _INTERNAL_ERROR, "message": "Internal error: the response could not be encoded"}}
+        return (_encode_ascii(error) + "\n").encode()
+    raise EncodeError(f"message cannot be encoded as JSON: {exc}") from None

@@ -2,7 +2,8 @@
 
 `LineFramer` is fed raw bytes and hands back complete lines. A line longer than `max_line` is
 never accumulated: the framer reports it once as `OVERSIZED` and skips bytes up to its newline, so
-a hostile peer cannot make it hold more than `max_line` bytes.
+a hostile peer cannot make it hold more than `max_line` bytes between calls, nor grow its buffer
+past that within one. A line of exactly `max_line` bytes (newline excluded) is accepted.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ class LineFramer:
                 self._buffer.clear()
                 continue
             if self._buffer:
+                if len(self._buffer) + len(chunk) > self.max_line:
+                    # Decided without joining the two: the buffer never exceeds max_line.
+                    self._buffer.clear()
+                    out.append(OVERSIZED)
+                    continue
                 self._buffer += chunk
                 line = bytes(self._buffer)
                 self._buffer.clear()

@@ -28,7 +28,11 @@ class InvalidMessage(Exception):
 
 
 def classify(message: Any) -> int:
-    """Which kind of envelope `message` is; raises `InvalidMessage` when it is none."""
+    """Which kind of envelope `message` is; raises `InvalidMessage` when it is none.
+
+    Never raises anything else, whatever JSON value it is given. What it returns is safe to act on:
+    a request's id and a result's id are a string or an integer (never a boolean), an error
+    response's id is one of those or null, params (when present and not null) are an object."""
     if type(message) is not dict:
         raise InvalidMessage("Invalid Request: expected a JSON-RPC object" if not isinstance(message, list) else "Invalid Request: batches are not supported")
     if message.get("jsonrpc") != "2.0":
@@ -47,8 +51,13 @@ def classify(message: Any) -> int:
             raise InvalidMessage("Invalid Request: id must be a string or an integer")
         return REQUEST
     if "result" in message:
+        if _usable_id(message) is None:
+            raise InvalidMessage("Invalid Request: a response id must be a string or an integer")
         return RESULT
     if "error" in message and type(message["error"]) is dict:
+        response_id = message.get("id")
+        if response_id is not None and _usable_id(message) is None:
+            raise InvalidMessage("Invalid Request: a response id must be a string, an integer or null")
         return ERROR
     raise InvalidMessage("Invalid Request: not a request, notification or response", _usable_id(message))
 

@@ -6,6 +6,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _OWNER = {
+    "ClientExtension": "mcp.client.extensions",
+    "ClaimContext": "mcp.client.extensions",
+    "ResultClaim": "mcp.client.extensions",
+    "NotificationBinding": "mcp.client.extensions",
+    "UnexpectedClaimedResult": "mcp.client.extensions",
+    "advertise": "mcp.client.extensions",
     "CacheConfig": "mcp.client.caching",
     "CacheEntry": "mcp.client.caching",
     "CacheKey": "mcp.client.caching",

@@ -19,6 +19,7 @@ import anyio
 
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError, single_leaf
+from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
 
 _DEFAULT_CACHE: Any = object()
@@ -147,11 +148,23 @@ class Client:
             return
         version = MODERN_VERSIONS[-1] if mode == "auto" else mode
         try:
-            await session.discover(version)
+            await self._discover(session, version)
         except MCPError:
             if mode != "auto":
                 raise
             await session.initialize(LATEST_HANDSHAKE_VERSION)
+
+    async def _discover(self, session: ClientSession, version: str) -> None:
+        """`server/discover` at `version`. A server that refuses the version as unsupported (-32022)
+        but lists one this client may speak (in pinned mode only the pinned one) is asked once more,
+        at the newest such version."""
+        try:
+            await session.discover(version)
+        except MCPError as exc:
+            retry = _retry_version(exc, self._mode)
+            if retry is None:
+                raise
+            await session.discover(retry)
 
     @property
     def session(self) -> ClientSession:
@@ -296,9 +309,16 @@ class Client:
 
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
             return await session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
-                                           input_responses=responses, request_state=state)
+                                           input_responses=responses, request_state=state,
+                                           allow_claimed=bool(self._extensions))
 
         result = await self._drive(one_round, input_responses, request_state)
+        if self._extensions and type(result).__name__ != "CallToolResult":
+            from mcp.client.extensions import ClaimContext
+
+            claim = session._claim_for(getattr(result, "result_type", None) or "")
+            if claim is not None:
+                result = await claim.resolve(result, ClaimContext(session, name, read_timeout_seconds))
         if not result.is_error:
             await self._check_structured(name, result)
         return result
@@ -417,3 +437,17 @@ class Client:
             cursor = page.next_cursor
             if not cursor:
                 return
+
+
+def _retry_version(error: MCPError, mode: str) -> str | None:
+    """The version to retry `server/discover` with after `error`, or None: for an
+    UnsupportedProtocolVersion error, the newest stateless-era version in its `data.supported` that
+    `mode` allows."""
+    if error.code != UNSUPPORTED_PROTOCOL_VERSION or not isinstance(error.data, dict):
+        return None
+    supported = error.data.get("supported")  # pyright: ignore[reportUnknownMemberType]
+    if not isinstance(supported, list):
+        return None
+    allowed = MODERN_VERSIONS if mode == "auto" else (mode,)
+    candidates = [version for version in allowed if version in supported]
+    return candidates[-1] if candidates else None

@@ -79,15 +79,21 @@ class ClientSession:
         self._modern_meta: dict[str, Any] | None = None
         self._progress: dict[Any, ProgressCallback] = {}
         self._subscriptions: dict[str, Any] = {}
+        self.extensions: list[Any] = []
+        """`ClientExtension`s declared by the `Client` (capabilities, claims, notifications)."""
         self.notification_hooks: list[Callable[[str, dict[str, Any]], Awaitable[None]]] = []
         """Called for every server notification before it is dispatched (the response cache evicts here)."""
         self._progress_tokens = iter(range(1, 1 << 62))
 
     # -- capabilities and era -----------------------------------------------------------------
 
-    def capabilities(self) -> Any:
+    def capabilities(self, modern: bool = False) -> Any:
         t = _types()
         caps = t.ClientCapabilities()
+        if self.extensions:
+            from mcp.client.extensions import capability_map
+
+            caps.extensions = capability_map(self.extensions, modern) or None
         if self._sampling is not None:
             caps.sampling = self._sampling_capabilities or t.SamplingCapability()
         if self._elicitation is not None:
@@ -102,7 +108,7 @@ class ClientSession:
         self.peer.protocol_version = version
         self._modern_meta = {
             PROTOCOL_VERSION_META_KEY: version,
-            CLIENT_CAPABILITIES_META_KEY: self.capabilities().to_wire(),
+            CLIENT_CAPABILITIES_META_KEY: self.capabilities(modern=True).to_wire(),
             CLIENT_INFO_META_KEY: self.client_info.to_wire(),
         }
 
@@ -111,7 +117,7 @@ class ClientSession:
         t = _types()
         raw = await self.peer.send_request("initialize", {
             "protocolVersion": protocol_version,
-            "capabilities": self.capabilities().to_wire(),
+            "capabilities": self.capabilities(modern=False).to_wire(),
             "clientInfo": self.client_info.to_wire(),
         }, timeout=self.read_timeout_seconds)
         result = t.InitializeResult.model_validate(raw)
@@ -191,7 +197,8 @@ class ClientSession:
         if arguments is not None:
             params["arguments"] = arguments
         return await self._round("tools/call", params, "CallToolResult", meta, input_responses, request_state,
-                                 allow_input_required, timeout=read_timeout_seconds, progress_callback=progress_callback)
+                                 allow_input_required, timeout=read_timeout_seconds, progress_callback=progress_callback,
+                                 allow_claimed=allow_claimed)
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *, meta: dict[str, Any] | None = None,
                          input_responses: dict[str, Any] | None = None, request_state: str | None = None,
@@ -208,9 +215,19 @@ class ClientSession:
         return await self._round("resources/read", {"uri": str(uri)}, "ReadResourceResult", meta, input_responses,
                                  request_state, allow_input_required)
 
+    def _claim_for(self, result_type: str) -> Any:
+        if self._modern_meta is None:
+            return None
+        for extension in self.extensions:
+            for claim in extension.claims():
+                if claim.result_type == result_type:
+                    return claim
+        return None
+
     async def _round(self, method: str, params: dict[str, Any], result_name: str, meta: dict[str, Any] | None,
                      input_responses: dict[str, Any] | None, request_state: str | None, allow_input_required: bool,
-                     *, timeout: float | None = None, progress_callback: ProgressCallback | None = None) -> Any:
+                     *, timeout: float | None = None, progress_callback: ProgressCallback | None = None,
+                     allow_claimed: bool = False) -> Any:
         if meta:
             params["_meta"] = dict(meta)
         if input_responses is not None:
@@ -219,7 +236,18 @@ class ClientSession:
             params["requestState"] = request_state
         raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback)
         t = _types()
-        if raw.get("resultType") == "input_required":
+        result_type = raw.get("resultType")
+        if result_type not in (None, "complete", "input_required"):
+            claim = self._claim_for(result_type)
+            if claim is None:
+                raise MCPError(-32603, f"{method} answered with an unrecognized resultType {result_type!r}")
+            if not allow_claimed:
+                from mcp.client.extensions import UnexpectedClaimedResult
+
+                raise UnexpectedClaimedResult(
+                    f"{method} answered with the claimed shape {result_type!r}; pass allow_claimed=True to receive it")
+            return claim.model.model_validate(raw)
+        if result_type == "input_required":
             if not allow_input_required:
                 raise MCPError(-32603, f"{method} answered input_required but the caller did not allow it")
             return t.InputRequiredResult.model_validate(raw)
@@ -328,6 +356,10 @@ class ClientSession:
                     if event is not None:
                         subscription._push(event)
                 return
+        for extension in self.extensions:
+            for binding in extension.notifications():
+                if binding.method == method:
+                    await binding.handler(binding.params_type.model_validate(params))
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))
             if callback is not None:

@@ -31,12 +31,23 @@ class ServerRequestContext(Generic[LifespanT]):
     request_id: str | int | None = None
     request: Any = None
     """The transport request this message arrived on (a Starlette `Request` over HTTP)."""
-    client_capabilities: ClientCapabilities | None = None
+    client_capabilities_raw: dict[str, Any] | None = None
+    """2026-07-28: the capabilities this request declared in `_meta` (wire form)."""
     meta: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict[str, Any])
     """Per-request scratch space for middleware and extensions."""
     transport: Any = None
     """The transport's metadata for this message (HTTP: its response channel; None on stdio)."""
+
+    @property
+    def client_capabilities(self) -> ClientCapabilities | None:
+        """The client's capabilities: this request's own on 2026-07-28, the handshake's otherwise."""
+        raw = self.client_capabilities_raw
+        if raw is not None:
+            from mcp.types import ClientCapabilities
+
+            return ClientCapabilities.model_validate(raw)
+        return self.session.client_capabilities
 
     @property
     def headers(self) -> Any:

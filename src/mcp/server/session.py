@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from mcp._engine.peer import Peer, RaisedException, ReadStream, WriteStream
+from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp.server.context import ServerRequestContext
@@ -69,6 +69,7 @@ class ServerSession:
         stateless: bool = False,
         default_version: str | None = None,
         drop_when_full: bool = False,
+        max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
     ) -> None:
         self.server = server
         self.lifespan_context = lifespan_context
@@ -86,7 +87,7 @@ class ServerSession:
         """Handshake-era `resources/subscribe` targets of this connection."""
         self.peer = Peer(read_stream, write_stream, role="server", on_request=self._on_request,
                          on_notification=self._on_notification, drop_when_full=drop_when_full,
-                         track_ids=not stateless)
+                         track_ids=not stateless, max_concurrent_requests=max_concurrent_requests)
 
     async def run(self) -> None:
         await self.peer.run()
@@ -126,6 +127,8 @@ class ServerSession:
         if type(meta) is not dict:
             meta = None
         requested = meta.get(PROTOCOL_VERSION_META_KEY) if meta is not None else None
+        if requested is not None and type(requested) is not str:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: _meta {PROTOCOL_VERSION_META_KEY!r} must be a string")
         header = getattr(metadata, "protocol_version", None) if metadata is not None else None
         if (requested is not None and requested not in HANDSHAKE_VERSIONS) or (
             header is not None and header not in HANDSHAKE_VERSIONS
@@ -157,11 +160,9 @@ class ServerSession:
             version, caps = self._era(method, params, metadata)
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
-                getattr(metadata, "request", None) if metadata is not None else None, None,
+                getattr(metadata, "request", None) if metadata is not None else None, caps,
                 params.get("_meta") if params is not None else None, transport=metadata,
             )
-            if caps is not None:
-                ctx.extra["client_capabilities"] = caps
             server = self.server
             result = await (server._chain(ctx) if server.middleware else server._dispatch(ctx))
             version = ctx.protocol_version or self.protocol_version or ""

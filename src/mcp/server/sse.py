@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -29,6 +31,34 @@ class SseServerTransport:
         self.security_settings = security_settings
         self._inboxes: dict[str, Any] = {}
         self._lifespan_context: Any = None
+        self._lifespan_stack: AsyncExitStack | None = None
+        self._lifespan_lock = anyio.Lock()
+
+    @property
+    def session_count(self) -> int:
+        return len(self._inboxes)
+
+    async def _ensure_lifespan(self) -> Any:
+        """The server lifespan's context, entered on first use when the host did not run the
+        app's lifespan (mounted apps)."""
+        if self._lifespan_stack is None:
+            async with self._lifespan_lock:
+                if self._lifespan_stack is None:
+                    stack = AsyncExitStack()
+                    self._lifespan_context = await stack.enter_async_context(self.server.lifespan(self.server))
+                    self._lifespan_stack = stack
+        return self._lifespan_context
+
+    @asynccontextmanager
+    async def run(self) -> AsyncIterator[None]:
+        """Enter the server's lifespan for the life of the app (the app's lifespan does this)."""
+        await self._ensure_lifespan()
+        try:
+            yield
+        finally:
+            stack, self._lifespan_stack = self._lifespan_stack, None
+            if stack is not None:
+                await stack.aclose()
 
     async def handle_sse(self, scope: Any, receive: Any, send: Any) -> None:
         headers = _headers(scope)
@@ -36,6 +66,7 @@ class SseServerTransport:
         if rejected is not None:
             await _send_text(send, *rejected)
             return
+        lifespan_context = await self._ensure_lifespan()
         session_id = secrets.token_hex(16)
         in_send, in_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
         out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](64)
@@ -55,7 +86,7 @@ class SseServerTransport:
                     tg.cancel_scope.cancel()
 
                 tg.start_soon(watch)
-                tg.start_soon(lambda: self.server.serve_connection(in_recv, out_send, self._lifespan_context))
+                tg.start_soon(lambda: self.server.serve_connection(in_recv, out_send, lifespan_context))
                 async for item in out_recv:
                     await send({"type": "http.response.body", "body": encode_event(encode(item.message)), "more_body": True})
                 tg.cancel_scope.cancel()
@@ -64,6 +95,9 @@ class SseServerTransport:
         finally:
             self._inboxes.pop(session_id, None)
             in_send.close()
+            in_recv.close()
+            out_send.close()
+            out_recv.close()
 
     async def handle_post(self, scope: Any, receive: Any, send: Any) -> None:
         headers = _headers(scope)
@@ -89,15 +123,17 @@ class SseServerTransport:
         except ParseError as exc:
             await _send_text(send, 400, f"Could not parse message: {exc}")
             return
-        await inbox.send(item)
+        try:
+            await inbox.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await _send_text(send, 404, "Could not find session")  # the stream closed meanwhile
+            return
         await _send_body(send, 202, b"Accepted", [(b"content-type", b"text/plain")])
 
 
 def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/messages/",
                   max_request_body_size: int = DEFAULT_MAX_BODY, transport_security: TransportSecuritySettings | None = None,
                   host: str = "127.0.0.1", custom_starlette_routes: list[Any] | None = None, debug: bool = False) -> Any:
-    from contextlib import AsyncExitStack, asynccontextmanager
-
     from starlette.applications import Starlette
     from starlette.routing import Mount, Route
 
@@ -107,9 +143,8 @@ def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/
     )
 
     @asynccontextmanager
-    async def lifespan(_app: Any) -> Any:
-        async with AsyncExitStack() as stack:
-            transport._lifespan_context = await stack.enter_async_context(server.lifespan(server))
+    async def lifespan(_app: Any) -> AsyncIterator[None]:
+        async with transport.run():
             yield
 
     class _Endpoint:

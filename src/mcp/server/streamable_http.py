@@ -41,8 +41,13 @@ from mcp.server.event_store import (
 from mcp.server.session import ServerSession
 from mcp.server.transport_security import TransportSecuritySettings, check
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR
-from mcp.types.version import HANDSHAKE_VERSIONS, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS
+from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
+from mcp.types.version import (
+    HANDSHAKE_VERSIONS,
+    MODERN_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+    SUPPORTED_PROTOCOL_VERSIONS,
+)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
@@ -65,12 +70,14 @@ _JSON_HEADERS = [(b"content-type", b"application/json")]
 class HttpRequestMetadata:
     """Transport metadata of one POST: its headers, version header and response channel."""
 
-    __slots__ = ("_request", "channel", "protocol_version", "scope")
+    __slots__ = ("_request", "channel", "http_session", "protocol_version", "scope")
 
-    def __init__(self, scope: Scope, protocol_version: str | None, channel: ResponseChannel | None) -> None:
+    def __init__(self, scope: Scope, protocol_version: str | None, channel: ResponseChannel | None,
+                 http_session: _HttpSession | None = None) -> None:
         self.scope = scope
         self.protocol_version = protocol_version
         self.channel = channel
+        self.http_session = http_session
         self._request: Any = None
 
     @property
@@ -87,11 +94,15 @@ class HttpRequestMetadata:
         return self._request
 
     async def close_sse_stream(self) -> None:
+        """End this request's SSE response now (SSE polling): the client resumes with
+        `Last-Event-ID` (needs an event store; without one only later messages change route)."""
         if self.channel is not None:
             await self.channel.close_stream()
 
     async def close_standalone_sse_stream(self) -> None:
-        return None
+        """End the session's GET stream; the client reopens it (messages meanwhile are queued)."""
+        if self.http_session is not None:
+            self.http_session.close_get_stream()
 
 
 class ResponseChannel:
@@ -106,7 +117,7 @@ class ResponseChannel:
 
     def __init__(self, send: Send, request_id: Any, *, allow_json: bool, json_only: bool, modern: bool,
                  extra_headers: list[tuple[bytes, bytes]], event_store: EventStore | None,
-                 retry_interval: int | None) -> None:
+                 retry_interval: int | None, stream_prefix: str = "") -> None:
         self._send = send
         self.request_id = request_id
         self.json_only = json_only
@@ -115,7 +126,8 @@ class ResponseChannel:
         self.extra_headers = extra_headers
         self._event_store = event_store
         self.retry_interval = retry_interval
-        self.stream_id = f"{request_id!r}:{secrets.token_hex(6)}"
+        self.stream_id = f"{stream_prefix}/{secrets.token_hex(8)}"
+        """Event-store stream id; the prefix names the owning session (resumption checks it)."""
         self.started = False
         self.closed = False
         self.finished = anyio.Event()
@@ -182,6 +194,11 @@ class ResponseChannel:
                 self.closed = True
                 await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
+    def detach(self, send: Send) -> None:
+        """A resumed connection went away: later events are only stored, until the next resume."""
+        if self._send is send:
+            self.closed = True
+
     async def finish_unanswered(self) -> None:
         """The handler ended without a response (cancelled): close the HTTP exchange cleanly."""
         async with self._lock:
@@ -189,17 +206,20 @@ class ResponseChannel:
             if self.closed:
                 return
             self.closed = True
-            if self.started:
-                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
-            else:
-                body = encode(m.error_response(self.request_id, INVALID_REQUEST, "Request cancelled")).encode()
-                await _send_body(self._send, 500, body, _JSON_HEADERS + self.extra_headers)
+            try:
+                if self.started:
+                    await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+                else:
+                    body = encode(m.error_response(self.request_id, INVALID_REQUEST, "Request cancelled")).encode()
+                    await _send_body(self._send, 500, body, _JSON_HEADERS + self.extra_headers)
+            except OSError:
+                pass  # the client is gone
 
 
 class _HttpSession:
     """A handshake-era session: its ServerSession and the queue feeding its GET stream."""
 
-    __slots__ = ("get_stream_open", "id", "last_active", "outbox", "server_session")
+    __slots__ = ("connections", "get_scope", "get_stream_open", "id", "last_active", "outbox", "server_session")
 
     def __init__(self, session_id: str, server_session: ServerSession, outbox: Any) -> None:
         self.id = session_id
@@ -207,10 +227,19 @@ class _HttpSession:
         self.outbox = outbox
         self.last_active = time.monotonic()
         self.get_stream_open = False
+        self.get_scope: anyio.CancelScope | None = None
+        self.connections = 0
+        """HTTP exchanges of this session whose client is still connected."""
 
     @property
     def busy(self) -> bool:
-        return self.get_stream_open or bool(self.server_session.peer._in_flight)
+        """A client is connected (a POST being answered, the GET stream, a resumed stream).
+        In-flight requests whose client went away do not keep the session alive."""
+        return self.connections > 0
+
+    def close_get_stream(self) -> None:
+        if self.get_scope is not None:
+            self.get_scope.cancel()
 
 
 class StreamableHTTPSessionManager:
@@ -239,13 +268,22 @@ class StreamableHTTPSessionManager:
         self.session_idle_timeout = session_idle_timeout
         self.max_sessions = max_sessions
         self._sessions: OrderedDict[str, _HttpSession] = OrderedDict()
+        """Handshake-era sessions, least recently used first."""
+        self._sweep_interval = min(60.0, session_idle_timeout / 4)
         self._last_sweep = time.monotonic()
         self._lifespan_stack: AsyncExitStack | None = None
         self._lifespan_context: Any = None
         self._lifespan_lock = anyio.Lock()
-        self._shared: ServerSession | None = None
         self._live: dict[str, ResponseChannel] = {}
         """Resumable POST streams still waiting for their final response, by stream id."""
+        # Streams closed at both ends: a session-less ServerSession never reads its input and
+        # drops what it cannot put on a response (there is no connection to send it to).
+        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+        read_send, read_recv = anyio.create_memory_object_stream[Any](0)
+        for stream in (write_send, write_recv, read_send, read_recv):
+            stream.close()
+        self._closed_read = read_recv
+        self._closed_write = write_send
 
     # -- lifespan -----------------------------------------------------------------------------
 
@@ -259,6 +297,8 @@ class StreamableHTTPSessionManager:
             await self.close()
 
     async def _ensure_lifespan(self) -> Any:
+        """The server lifespan's context, entered on first use when the host did not run the
+        app's lifespan (mounted apps)."""
         if self._lifespan_stack is None:
             async with self._lifespan_lock:
                 if self._lifespan_stack is None:
@@ -268,13 +308,10 @@ class StreamableHTTPSessionManager:
         return self._lifespan_context
 
     async def close(self) -> None:
+        """End every session and leave the server lifespan."""
         for session in list(self._sessions.values()):
             self._terminate(session)
         stack, self._lifespan_stack = self._lifespan_stack, None
-        if self._shared is not None:
-            self._shared.peer._read.close()
-            self._shared.peer._write.close()
-        self._shared = None
         if stack is not None:
             await stack.aclose()
 
@@ -292,6 +329,7 @@ class StreamableHTTPSessionManager:
         if rejected is not None:
             await _send_text(send, rejected[0], rejected[1])
             return
+        self._sweep()
         method = scope["method"]
         if method == "POST":
             await self._post(scope, receive, send, headers)
@@ -300,7 +338,8 @@ class StreamableHTTPSessionManager:
         elif method == "DELETE":
             await self._delete(send, headers)
         else:
-            await _send_body(send, 405, b"Method Not Allowed", [(b"content-type", b"text/plain"), (b"allow", b"GET, POST, DELETE")])
+            await _send_body(send, 405, b"Method Not Allowed",
+                             [(b"content-type", b"text/plain"), (b"allow", b"GET, POST, DELETE")])
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         if not h.is_json_content_type(headers.get("content-type")):
@@ -312,6 +351,8 @@ class StreamableHTTPSessionManager:
                               "Not Acceptable: Accept must include application/json and text/event-stream")
             return
         body = await _read_body(receive, headers, self.max_request_body_size)
+        if body is _DISCONNECTED:
+            return
         if body is None:
             await _send_error(send, 413, None, INVALID_REQUEST,
                               f"Payload Too Large: the request body exceeds {self.max_request_body_size} bytes")
@@ -330,10 +371,16 @@ class StreamableHTTPSessionManager:
         params = message.get("params")
         meta = params.get("_meta") if type(params) is dict else None
         meta_version = meta.get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
+        request_id = message.get("id") if kind is m.REQUEST else None
+        if version is not None and meta_version is None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+            await _send_error(send, 400, request_id, UNSUPPORTED_PROTOCOL_VERSION,
+                              f"Bad Request: unsupported protocol version {version}",
+                              {"requested": version, "supported": list(SUPPORTED_PROTOCOL_VERSIONS)})
+            return
         modern = (version is not None and version not in HANDSHAKE_VERSIONS) or (
             meta_version is not None and meta_version not in HANDSHAKE_VERSIONS)
-        request_id = message.get("id") if kind is m.REQUEST else None
         extra: list[tuple[bytes, bytes]] = []
+        owner: _HttpSession | None = None
         new_session: _HttpSession | None = None
         if modern:
             reason = h.header_mismatch(message, headers) if kind is m.REQUEST else None
@@ -342,64 +389,73 @@ class StreamableHTTPSessionManager:
             if reason is not None:
                 await _send_error(send, 400, request_id, HEADER_MISMATCH, f"Header mismatch: {reason}")
                 return
-            session = await self._shared_session()
+            session = self._stateless_session(await self._ensure_lifespan())
         elif self.stateless:
-            if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
-                await _send_error(send, 400, request_id, INVALID_REQUEST, f"Bad Request: unsupported protocol version {version}")
-                return
-            session = await self._shared_session()
+            session = self._stateless_session(await self._ensure_lifespan())
         else:
             session_id = headers.get(h.SESSION_HEADER)
             if kind is m.REQUEST and message["method"] == "initialize":
                 if session_id is not None and session_id in self._sessions:
                     await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: session already initialized")
                     return
-                new_session = await self._new_session()
+                owner = new_session = await self._new_session()
                 if new_session is None:
                     await _send_error(send, 503, request_id, INVALID_REQUEST, "Service Unavailable: too many sessions")
                     return
-                session = new_session.server_session
                 extra.append((b"mcp-session-id", new_session.id.encode()))
             else:
                 if session_id is None:
                     await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: Missing session ID")
                     return
-                found = self._sessions.get(session_id)
-                if found is None:
+                owner = self._sessions.get(session_id)
+                if owner is None:
                     await _send_error(send, 404, request_id, INVALID_REQUEST, "Session not found")
                     return
-                if version is not None and version not in HANDSHAKE_VERSIONS:
-                    await _send_error(send, 400, request_id, INVALID_REQUEST, f"Bad Request: unsupported protocol version {version}")
-                    return
-                found.last_active = time.monotonic()
-                self._sessions.move_to_end(session_id)
-                session = found.server_session
+                self._touch(owner)
+            session = owner.server_session
         if kind is not m.REQUEST:
-            await session.peer.handle(message, HttpRequestMetadata(scope, version, None))
+            await session.peer.handle(message, HttpRequestMetadata(scope, version, None, owner))
             await _send_body(send, 202, b"", extra)
             return
         json_only = self.json_response or not allow_sse
+        store = self.event_store if owner is not None and not json_only else None
         channel = ResponseChannel(send, request_id, allow_json=allow_json, json_only=json_only, modern=modern,
-                                  extra_headers=extra,
-                                  event_store=None if (modern or json_only) else self.event_store,
-                                  retry_interval=self.retry_interval)
-        metadata = HttpRequestMetadata(scope, version, channel)
-        resumable = channel._event_store is not None
+                                  extra_headers=extra, event_store=store, retry_interval=self.retry_interval,
+                                  stream_prefix=owner.id if owner is not None else "")
+        metadata = HttpRequestMetadata(scope, version, channel, owner)
+        resumable = store is not None
         if resumable:
             self._live[channel.stream_id] = channel
-        try:
+        if owner is not None:
+            owner.connections += 1
+        connected = True
+
+        async def watch(cancel_scope: anyio.CancelScope) -> None:
+            nonlocal connected
+            await _wait_disconnect(receive)
+            connected = False
+            if owner is not None:
+                owner.connections -= 1
+                owner.last_active = time.monotonic()
             if resumable:
-                # The client may drop this connection and resume with GET: keep serving.
-                await session.peer.handle(message, metadata)
+                channel.detach(send)  # keep serving: the client may resume with GET + Last-Event-ID
             else:
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-                    try:
-                        await session.peer.handle(message, metadata)
-                    finally:
-                        tg.cancel_scope.cancel()
+                cancel_scope.cancel()
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(watch, tg.cancel_scope)
+                try:
+                    await session.peer.handle(message, metadata)
+                finally:
+                    tg.cancel_scope.cancel()
         finally:
-            self._live.pop(channel.stream_id, None)
+            if resumable:
+                self._live.pop(channel.stream_id, None)
+            if owner is not None:
+                owner.last_active = time.monotonic()
+                if connected:
+                    owner.connections -= 1
             with anyio.CancelScope(shield=True):
                 if new_session is not None and session.protocol_version is None:
                     self._terminate(new_session)  # initialize failed: no session
@@ -409,142 +465,170 @@ class StreamableHTTPSessionManager:
         checker = getattr(self.server, "header_params", None)
         if checker is None or message.get("method") != "tools/call":
             return None
-        return checker(message.get("params") or {}, headers)
+        params = message.get("params")
+        return checker(params if type(params) is dict else {}, headers)
 
-    async def _get(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        _, allow_sse = h.accepts(headers.get("accept"))
-        if not allow_sse or not headers.get("accept"):
-            await _send_error(send, 406, None, INVALID_REQUEST, "Not Acceptable: Accept must include text/event-stream")
-            return
-        if self.stateless:
-            await _send_body(send, 405, b"Method Not Allowed", [(b"allow", b"POST")])
-            return
+    async def _session_for(self, send: Send, headers: dict[str, str]) -> _HttpSession | None:
+        """The session a GET or DELETE names, or None after answering with the error."""
+        version = headers.get(h.VERSION_HEADER)
+        if self.stateless or version in MODERN_VERSIONS:
+            # no sessions, no standalone stream on this wire
+            await _send_body(send, 405, b"Method Not Allowed", [(b"content-type", b"text/plain"), (b"allow", b"POST")])
+            return None
         session_id = headers.get(h.SESSION_HEADER)
         if session_id is None:
             await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
-            return
+            return None
         session = self._sessions.get(session_id)
         if session is None:
             await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
+            return None
+        if version is not None and version not in HANDSHAKE_VERSIONS:
+            await _send_error(send, 400, None, INVALID_REQUEST, f"Bad Request: unsupported protocol version {version}")
+            return None
+        return session
+
+    async def _get(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        accept = headers.get("accept")
+        if not accept or not h.accepts(accept)[1]:
+            await _send_error(send, 406, None, INVALID_REQUEST, "Not Acceptable: Accept must include text/event-stream")
             return
+        session = await self._session_for(send, headers)
+        if session is None:
+            return
+        self._touch(session)
         last_event_id = headers.get(h.LAST_EVENT_ID_HEADER)
         if last_event_id is not None and self.event_store is not None:
-            await self._replay(send, receive, last_event_id)
+            await self._replay(session, send, receive, last_event_id)
             return
         if session.get_stream_open:
             await _send_error(send, 409, None, INVALID_REQUEST, "Conflict: only one SSE stream is allowed per session")
             return
         session.get_stream_open = True
+        session.connections += 1
         try:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
             await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
             async with anyio.create_task_group() as tg:
+                session.get_scope = tg.cancel_scope
                 tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-                async for item in session.outbox:
+                outbox = session.outbox
+                while True:
+                    try:
+                        item = await outbox.receive()
+                    except (anyio.EndOfStream, anyio.ClosedResourceError):
+                        break  # the session ended
                     await send({"type": "http.response.body", "body": encode_event(encode(item.message)), "more_body": True})
                 tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
-            pass
+            pass  # the client went away
         finally:
+            session.get_scope = None
             session.get_stream_open = False
+            session.connections -= 1
             session.last_active = time.monotonic()
 
-    async def _replay(self, send: Send, receive: Receive, last_event_id: str) -> None:
-        """Resume a POST stream: replay what the client missed, then stay attached to the live
-        request until its final response (or end at once when it is already finished)."""
+    async def _replay(self, session: _HttpSession, send: Send, receive: Receive, last_event_id: str) -> None:
+        """Resume a POST stream of `session`: replay what the client missed, then stay attached to
+        the live request until its final response (or end at once when it is already finished)."""
         assert self.event_store is not None
         store = self.event_store
-        started = False
+        missed: list[EventMessage] = []
+
+        async def collect(event: EventMessage) -> None:
+            missed.append(event)
+
+        stream = await store.replay_events_after(last_event_id, collect)
+        if stream is None or not stream.startswith(session.id + "/"):
+            await _send_error(send, 404, None, INVALID_REQUEST, "Unknown Last-Event-ID")
+            return
         ended = False
         last_seen = last_event_id
 
-        async def deliver(event: EventMessage) -> None:
-            nonlocal started, ended, last_seen
-            if ended:
-                return
-            if not started:
-                started = True
-                await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-            last_seen = event.event_id
-            final = "result" in event.message or "error" in event.message
-            ended = final
-            await send({"type": "http.response.body", "more_body": not final,
-                        "body": encode_event(encode(event.message), event_id=event.event_id)})
+        async def emit() -> None:
+            nonlocal ended, last_seen
+            events, missed[:] = list(missed), []
+            for event in events:
+                if ended:
+                    return
+                last_seen = event.event_id
+                ended = "result" in event.message or "error" in event.message
+                await send({"type": "http.response.body", "more_body": not ended,
+                            "body": encode_event(encode(event.message), event_id=event.event_id)})
 
-        stream = await store.replay_events_after(last_event_id, deliver)
-        if stream is None and not started:
-            await _send_error(send, 404, None, INVALID_REQUEST, "Unknown Last-Event-ID")
-            return
-        channel = self._live.get(stream) if stream is not None else None
-        if channel is not None and not channel.finished.is_set() and not ended:
-            async with channel._lock:
-                if not channel.finished.is_set():
-                    await store.replay_events_after(last_seen, deliver)
-                    if not started:
-                        started = True
-                        await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-                    channel.attach(send)
-            if channel._send is send:
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-                    await channel.finished.wait()
-                    tg.cancel_scope.cancel()
-                return
-        if not started:
+        session.connections += 1
+        try:
             await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
-        if not ended:
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            await emit()
+            channel = self._live.get(stream)
+            attached = False
+            if not ended:
+                if channel is not None:
+                    async with channel._lock:
+                        # events stored since the first replay, then the live stream
+                        await store.replay_events_after(last_seen, collect)
+                        await emit()
+                        if not ended and not channel.finished.is_set():
+                            channel.attach(send)
+                            attached = True
+                else:
+                    await store.replay_events_after(last_seen, collect)  # the request ended meanwhile
+                    await emit()
+            if attached:
+                assert channel is not None
+                try:
+                    async with anyio.create_task_group() as tg:
+                        tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                        await channel.finished.wait()
+                        tg.cancel_scope.cancel()
+                finally:
+                    channel.detach(send)
+                return
+            if not ended:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass
+        finally:
+            session.connections -= 1
+            session.last_active = time.monotonic()
 
     async def _delete(self, send: Send, headers: dict[str, str]) -> None:
-        if self.stateless:
-            await _send_body(send, 405, b"Method Not Allowed", [(b"allow", b"POST")])
-            return
-        session_id = headers.get(h.SESSION_HEADER)
-        if session_id is None:
-            await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
-            return
-        session = self._sessions.get(session_id)
+        session = await self._session_for(send, headers)
         if session is None:
-            await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
             return
         self._terminate(session)
         await _send_body(send, 200, b"", [])
 
     # -- sessions -----------------------------------------------------------------------------
 
-    async def _shared_session(self) -> ServerSession:
-        """The one session-less ServerSession serving every self-contained request."""
-        shared = self._shared
-        if shared is None:
-            context = await self._ensure_lifespan()
-            write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
-            write_recv.close()
-            read_send, read_recv = anyio.create_memory_object_stream[Any](0)
-            read_send.close()
-            shared = self._shared = ServerSession(self.server, read_recv, write_send, lifespan_context=context,
-                                                  stateless=True, drop_when_full=True)
-        return shared
+    def _stateless_session(self, lifespan_context: Any) -> ServerSession:
+        """A session-less ServerSession for one self-contained request: nothing a request sets
+        (log level, negotiated version, request ids in flight) is seen by another client's."""
+        return ServerSession(self.server, self._closed_read, self._closed_write, lifespan_context=lifespan_context,
+                             stateless=True, drop_when_full=True)
 
     async def _new_session(self) -> _HttpSession | None:
         context = await self._ensure_lifespan()
-        self._sweep()
         if len(self._sessions) >= self.max_sessions and not self._evict_one():
             return None
         session_id = secrets.token_urlsafe(24)
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
-        read_send, read_recv = anyio.create_memory_object_stream[Any](0)
-        read_send.close()
-        server_session = ServerSession(self.server, read_recv, outbox_send, lifespan_context=context,
+        server_session = ServerSession(self.server, self._closed_read, outbox_send, lifespan_context=context,
                                        drop_when_full=True)
         session = _HttpSession(session_id, server_session, outbox_recv)
         self._sessions[session_id] = session
         return session
 
+    def _touch(self, session: _HttpSession) -> None:
+        session.last_active = time.monotonic()
+        self._sessions.move_to_end(session.id)
+
     def _sweep(self) -> None:
+        """Evict sessions idle for `session_idle_timeout` (checked at most every quarter of it)."""
         now = time.monotonic()
-        if now - self._last_sweep < min(60.0, self.session_idle_timeout / 4):
+        if now - self._last_sweep < self._sweep_interval:
             return
         self._last_sweep = now
         deadline = now - self.session_idle_timeout
@@ -566,19 +650,22 @@ class StreamableHTTPSessionManager:
             scope.cancel()
         peer.close()
         peer._write.close()
-        peer._read.close()
         session.outbox.close()
+        session.close_get_stream()
 
 
 # -- ASGI helpers -------------------------------------------------------------------------------
+
+_DISCONNECTED: Any = object()
 
 
 def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
 
 
-async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> bytes | None:
-    """The request body, or None as soon as it is known to exceed `limit` (nothing more is read)."""
+async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> Any:
+    """The request body; None as soon as it is known to exceed `limit` (nothing more is read);
+    `_DISCONNECTED` when the client went away first."""
     declared = headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         return None
@@ -587,7 +674,7 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> b
     while True:
         event = await receive()
         if event["type"] == "http.disconnect":
-            return b""
+            return _DISCONNECTED
         chunk = event.get("body", b"")
         size += len(chunk)
         if size > limit:
@@ -597,12 +684,14 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> b
             return b"".join(chunks) if len(chunks) != 1 else chunks[0]
 
 
+async def _wait_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
-    while True:
-        event = await receive()
-        if event["type"] == "http.disconnect":
-            scope.cancel()
-            return
+    await _wait_disconnect(receive)
+    scope.cancel()
 
 
 async def _send_body(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
@@ -614,6 +703,6 @@ async def _send_text(send: Send, status: int, text: str) -> None:
     await _send_body(send, status, text.encode(), [(b"content-type", b"text/plain; charset=utf-8")])
 
 
-async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str) -> None:
-    body = encode(m.error_response(request_id, code, message)).encode()
+async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str, data: Any = None) -> None:
+    body = encode(m.error_response(request_id, code, message, data)).encode()
     await _send_body(send, status, body, _JSON_HEADERS)

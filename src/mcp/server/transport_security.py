@@ -13,7 +13,8 @@ LOCALHOST_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 @dataclass
 class TransportSecuritySettings:
-    """Entries are exact `host[:port]` strings; `host:*` allows any port."""
+    """Entries are exact `host[:port]` (Host) or `scheme://host[:port]` (Origin) strings, compared
+    case-insensitively; `...:*` allows any port."""
 
     enable_dns_rebinding_protection: bool = True
     allowed_hosts: list[str] = field(default_factory=list[str])
@@ -34,7 +35,9 @@ def default_for_host(host: str) -> TransportSecuritySettings | None:
 
 
 def _matches(value: str, patterns: list[str]) -> bool:
+    value = value.lower()  # host names and URL schemes are case-insensitive
     for pattern in patterns:
+        pattern = pattern.lower()
         if pattern == value:
             return True
         if pattern.endswith(":*"):

@@ -13,13 +13,42 @@ OAUTH_AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 OIDC_WELL_KNOWN = "/.well-known/openid-configuration"
 
 _TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
-_PARAM = re.compile(rf"\s*({_TOKEN})\s*=\s*(\"(?:[^\"\\]|\\.)*\"|[^\s,]*)\s*")
-_SCHEME = re.compile(rf"\s*({_TOKEN})(?=\s|$|,)")
+_PARAM = re.compile(rf"^({_TOKEN})\s*=\s*(.*)$", re.DOTALL)
+_SCHEME = re.compile(rf"^({_TOKEN})(?:\s+(.*))?$", re.DOTALL)
+_SCHEME_WITH_PARAM = re.compile(rf"^{_TOKEN}\s+{_TOKEN}\s*=")
+
+
+def _split_items(header: str) -> list[str]:
+    """Split a header value on the commas that are not inside a quoted string."""
+    items: list[str] = []
+    buf: list[str] = []
+    quoted = escaped = False
+    for ch in header:
+        if escaped:
+            escaped = False
+        elif quoted and ch == "\\":
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+        elif ch == "," and not quoted:
+            items.append("".join(buf).strip())
+            buf = []
+            continue
+        buf.append(ch)
+    items.append("".join(buf).strip())
+    return [item for item in items if item]
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        return re.sub(r"\\(.)", r"\1", value[1:-1])
+    return value
 
 
 def parse_www_authenticate(header: str | None, scheme: str = "Bearer") -> dict[str, str] | None:
     """The auth-params of the `scheme` challenge in a `WWW-Authenticate` value (RFC 9110 §11.6.1),
-    with quoted strings unquoted; `None` when there is no such challenge.
+    names lowercased and quoted strings unquoted; `None` when there is no such challenge.
 
     `Bearer realm="x", error="insufficient_scope", scope="a b"` -> `{"realm": "x", "error": ..., "scope": "a b"}`.
     Several challenges in one value (`Bearer ..., DPoP algs="ES256"`) are told apart by a scheme
@@ -27,35 +56,26 @@ def parse_www_authenticate(header: str | None, scheme: str = "Bearer") -> dict[s
     """
     if not header:
         return None
-    challenges: list[tuple[str, dict[str, str]]] = []
-    pos = 0
+    found: dict[str, str] | None = None
     current: dict[str, str] | None = None
-    while pos < len(header):
-        if header[pos] in ", \t":
-            pos += 1
+    for item in _split_items(header):
+        param = _PARAM.match(item)
+        if param is not None and current is not None and not _SCHEME_WITH_PARAM.match(item):
+            current.setdefault(param.group(1).lower(), _unquote(param.group(2)))
             continue
-        param = _PARAM.match(header, pos)
-        if param is not None and current is not None:
-            name, value = param.group(1).lower(), param.group(2)
-            if value.startswith('"') and value.endswith('"') and len(value) >= 2:
-                value = re.sub(r"\\(.)", r"\1", value[1:-1])
-            current.setdefault(name, value)
-            pos = param.end()
+        challenge = _SCHEME.match(item)
+        if challenge is None:
+            current = None
             continue
-        match = _SCHEME.match(header, pos)
-        if match is None:
-            break
         current = {}
-        challenges.append((match.group(1), current))
-        pos = match.end()
-        # token68 form (`Basic abc==`): skip it
-        token68 = re.match(r"\s*([A-Za-z0-9\-._~+/]+=*)\s*(?=,|$)", header[pos:])
-        if token68 is not None and "=" not in header[pos:pos + token68.end()].rstrip("=").strip():
-            pos += token68.end()
-    for name, params in challenges:
-        if name.lower() == scheme.lower():
-            return params
-    return None
+        if found is None and challenge.group(1).lower() == scheme.lower():
+            found = current
+        rest = challenge.group(2)
+        if rest:
+            first = _PARAM.match(rest.strip())
+            if first is not None:
+                current.setdefault(first.group(1).lower(), _unquote(first.group(2)))
+    return found
 
 
 def split_scopes(scope: str | None) -> list[str]:

@@ -29,6 +29,11 @@ _OWNER = {
     "RequestStateCodec": "mcp.server.request_state",
     "InvalidRequestState": "mcp.server.request_state",
     "authenticated_principal": "mcp.server.request_state",
+    "Extension": "mcp.server.extension",
+    "ToolBinding": "mcp.server.extension",
+    "ResourceBinding": "mcp.server.extension",
+    "MethodBinding": "mcp.server.extension",
+    "require_client_extension": "mcp.server.extension",
 }
 
 __all__ = sorted(_OWNER)

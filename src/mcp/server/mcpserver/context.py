@@ -60,13 +60,7 @@ class Context(Generic[LifespanT]):
 
     @property
     def client_capabilities(self) -> Any:
-        ctx = self.request_context
-        raw = ctx.extra.get("client_capabilities")
-        if raw is not None:
-            from mcp.types import ClientCapabilities
-
-            return ClientCapabilities.model_validate(raw)
-        return ctx.session.client_capabilities
+        return self.request_context.client_capabilities
 
     @property
     def input_responses(self) -> dict[str, Any] | None:

@@ -206,13 +206,11 @@ def _wire_of(value: Any) -> Any:
 
 
 def _is_result_model(value: Any) -> bool:
-    """A `CallToolResult` or `InputRequiredResult` (no import: if their modules were never loaded,
-    `value` cannot be one)."""
-    module = sys.modules.get("mcp.types._tools")
-    if module is not None and isinstance(value, module.CallToolResult):
-        return True
-    module = sys.modules.get("mcp.types._input_required")
-    return module is not None and isinstance(value, module.InputRequiredResult)
+    """A protocol `Result` the function built itself (`CallToolResult`, `InputRequiredResult`, or an
+    extension's claimed shape): passed through as is. No import: if `mcp.types._common` was never
+    loaded, `value` cannot be one."""
+    module = sys.modules.get("mcp.types._common")
+    return module is not None and isinstance(value, module.Result)
 
 
 def error_wire(text: str) -> dict[str, Any]:

@@ -1,0 +1,107 @@
+"""`wrap_with_auth`: protect an MCP endpoint ASGI app with bearer tokens.
+
+    endpoint, extra_routes = wrap_with_auth(manager, token_verifier=verifier, auth=settings, mcp_path="/mcp")
+    routes = [Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"]), *extra_routes]
+
+`extra_routes` holds the RFC 9728 protected resource metadata route
+(`/.well-known/oauth-protected-resource<path>`, the path of `resource_server_url`, else
+`mcp_path`) and, with `auth_server_provider=`, the embedded authorization server's routes first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.routing import Route
+
+from mcp.server.auth.middleware.bearer_auth import ASGIApp, RequireBearerAuth, Scope
+from mcp.server.auth.provider import OAuthAuthorizationServerProvider, ProviderTokenVerifier, TokenVerifier
+from mcp.server.auth.routes import (
+    PRM_WELL_KNOWN,
+    create_auth_routes,
+    create_protected_resource_routes,
+    url_string,
+)
+from mcp.server.auth.settings import AuthSettings
+
+
+def wrap_with_auth(
+    app: ASGIApp,
+    *,
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings,
+    mcp_path: str = "/mcp",
+    auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
+) -> tuple[ASGIApp, list[Route]]:
+    """`(gated_app, extra_routes)`: `app` behind the bearer-token gate, and the routes to add to
+    the application (see the module docstring). With only `auth_server_provider`, tokens are
+    verified with its `load_access_token`."""
+    if token_verifier is None:
+        if auth_server_provider is None:
+            raise ValueError("wrap_with_auth needs a token_verifier or an auth_server_provider")
+        token_verifier = ProviderTokenVerifier(auth_server_provider)
+    routes: list[Route] = []
+    if auth_server_provider is not None:
+        routes.extend(create_auth_routes(
+            auth_server_provider,
+            issuer_url=auth.issuer_url,
+            service_documentation_url=auth.service_documentation_url,
+            client_registration_options=auth.client_registration_options,
+            revocation_options=auth.revocation_options,
+            identity_assertion_enabled=auth.identity_assertion_enabled,
+        ))
+    resource_url = auth.resource_server_url
+    routes.extend(create_protected_resource_routes(
+        resource_url,
+        [auth.issuer_url],
+        scopes_supported=auth.required_scopes,
+        resource_documentation=auth.service_documentation_url,
+        mcp_path=mcp_path,
+    ))
+
+    path = urlsplit(str(resource_url)).path.rstrip("/") if resource_url is not None else mcp_path.rstrip("/")
+    metadata_url: str | Any
+    resource: str | Any
+    if resource_url is not None:
+        parts = urlsplit(str(resource_url))
+        metadata_url = f"{parts.scheme}://{parts.netloc}{PRM_WELL_KNOWN}{path}"
+        resource = url_string(resource_url)
+    else:
+        def metadata_url(scope: Scope) -> str:
+            return f"{_base_url(scope)}{PRM_WELL_KNOWN}{path}"
+
+        def resource(scope: Scope) -> str:
+            return f"{_base_url(scope)}{path}"
+
+    gated = RequireBearerAuth(
+        app,
+        token_verifier,
+        required_scopes=auth.required_scopes,
+        resource_metadata_url=metadata_url,
+        resource=resource,
+        validate_resource=auth.validate_token_resource,
+    )
+    return gated, routes
+
+
+def _base_url(scope: Scope) -> str:
+    """`scheme://host` of the request (from the `Host` header, else the server address)."""
+    scheme = scope.get("scheme", "http")
+    host = None
+    for name, value in scope.get("headers") or []:
+        if name == b"host":
+            host = value.decode("latin-1")
+            break
+    if host is None:
+        server = scope.get("server")
+        if server:
+            address, port = server[0], server[1]
+            default = {"http": 80, "https": 443}.get(scheme)
+            host = address if port in (None, default) else f"{address}:{port}"
+        else:
+            host = "localhost"
+    return f"{scheme}://{host}{scope.get('root_path', '')}".rstrip("/")
+
+
+__all__ = ["wrap_with_auth"]

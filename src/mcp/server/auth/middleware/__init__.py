@@ -1,0 +1,1 @@
+"""Request-time authorization: the bearer-token ASGI gate and the access-token context."""

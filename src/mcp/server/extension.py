@@ -1,0 +1,169 @@
+"""Server extensions (SEP-2133): opt-in bundles of tools, resources, vendor methods and one
+`tools/call` interceptor behind an identifier advertised under `capabilities.extensions`.
+
+An extension declares contributions as data; `MCPServer` consumes them at construction. It never
+holds the server, cannot replace a spec method, and two extensions cannot bind the same method.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.shared.exceptions import MCPError
+from mcp.types.jsonrpc import METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
+
+_IDENTIFIER = re.compile(r"^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+/[A-Za-z0-9._-]+$")
+
+
+def check_identifier(owner: str, identifier: Any) -> None:
+    if not isinstance(identifier, str) or not _IDENTIFIER.match(identifier):
+        raise TypeError(
+            f"{owner}.identifier must be a `vendor-prefix/name` string (reverse-DNS prefix required), got {identifier!r}"
+        )
+
+
+def spec_methods() -> frozenset[str]:
+    """Every method some MCP revision defines (extensions may not bind these)."""
+    from mcp.types.methods import METHODS  # pyright: ignore[reportAttributeAccessIssue]
+
+    return frozenset(METHODS)
+
+
+@dataclass
+class ToolBinding:
+    fn: Callable[..., Any]
+    meta: dict[str, Any] | None = None
+    kwargs: dict[str, Any] = field(default_factory=dict[str, Any])
+
+
+@dataclass
+class ResourceBinding:
+    resource: Any
+
+
+@dataclass
+class MethodBinding:
+    method: str
+    params_type: Any
+    handler: Callable[..., Awaitable[Any]]
+    protocol_versions: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.method == "initialize" or self.method in _spec_methods_cached():
+            raise ValueError(f"MethodBinding cannot bind {self.method!r}: spec-defined methods belong to the server")
+        if self.protocol_versions is not None and not self.protocol_versions:
+            raise ValueError(f"MethodBinding for {self.method!r} has an empty protocol_versions set: it could never be served")
+
+
+_SPEC_METHODS: frozenset[str] | None = None
+
+
+def _spec_methods_cached() -> frozenset[str]:
+    global _SPEC_METHODS
+    if _SPEC_METHODS is None:
+        try:
+            _SPEC_METHODS = spec_methods()
+        except Exception:  # pragma: no cover - the table is part of mcp.types
+            _SPEC_METHODS = frozenset()
+    return _SPEC_METHODS
+
+
+class Extension:
+    """Subclass, set `identifier`, override what you contribute (every method has a default)."""
+
+    identifier: str = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        check_identifier(cls.__name__, cls.__dict__.get("identifier", cls.identifier))
+
+    def settings(self) -> dict[str, Any]:
+        """Advertised at `capabilities.extensions[identifier]`."""
+        return {}
+
+    def tools(self) -> Sequence[ToolBinding]:
+        return ()
+
+    def resources(self) -> Sequence[ResourceBinding]:
+        return ()
+
+    def methods(self) -> Sequence[MethodBinding]:
+        return ()
+
+    async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Observe, replace or refuse a `tools/call` (default: pass through)."""
+        return await call_next(ctx)
+
+
+def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
+    """Register every contribution of `extensions` on an `MCPServer` (construction time only)."""
+    lowlevel = server._lowlevel_server
+    bound: dict[str, str] = {}
+    interceptors: list[Extension] = []
+    for extension in extensions:
+        identifier = type(extension).identifier
+        if identifier in lowlevel._extensions:
+            raise ValueError(f"Extension {identifier!r} is installed twice")
+        lowlevel._extensions[identifier] = dict(extension.settings())
+        for binding in extension.tools():
+            server.add_tool(binding.fn, meta=binding.meta, **binding.kwargs)
+        for binding in extension.resources():
+            server.add_resource(binding.resource)
+        for binding in extension.methods():
+            if binding.method in bound:
+                raise ValueError(f"Extensions {bound[binding.method]!r} and {identifier!r} both bind {binding.method!r}")
+            bound[binding.method] = identifier
+            lowlevel.add_request_handler(binding.method, binding.params_type, _version_gated(binding))
+        if type(extension).intercept_tool_call is not Extension.intercept_tool_call:
+            interceptors.append(extension)
+    if interceptors:
+        lowlevel.middleware.append(_tool_call_interceptor(interceptors))
+
+
+def _version_gated(binding: MethodBinding) -> Callable[..., Awaitable[Any]]:
+    versions = binding.protocol_versions
+    if versions is None:
+        return binding.handler
+
+    async def handler(ctx: Any, params: Any) -> Any:
+        if ctx.protocol_version not in versions:
+            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {binding.method}")
+        return await binding.handler(ctx, params)
+
+    return handler
+
+
+def _tool_call_interceptor(extensions: list[Extension]) -> Callable[..., Awaitable[Any]]:
+    async def middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if ctx.method != "tools/call":
+            return await call_next(ctx)
+        from mcp.types import CallToolRequestParams
+
+        params = CallToolRequestParams.model_validate(ctx.params or {})
+        chain = call_next
+        for extension in reversed(extensions):
+            chain = _bind(extension, params, chain)
+        return await chain(ctx)
+
+    return middleware
+
+
+def _bind(extension: Extension, params: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+    async def call(ctx: Any) -> Any:
+        return await extension.intercept_tool_call(params, ctx, call_next)
+
+    return call
+
+
+def require_client_extension(ctx: Any, identifier: str) -> None:
+    """Raise -32021 unless the client declared `identifier` under `capabilities.extensions`."""
+    caps = ctx.client_capabilities if hasattr(ctx, "client_capabilities") else None
+    if caps is None and hasattr(ctx, "request_context"):
+        caps = ctx.request_context.session.client_capabilities
+    declared = getattr(caps, "extensions", None) or {}
+    if identifier not in declared:
+        raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, f"This request requires the client extension {identifier}",
+                       {"requiredCapabilities": {"extensions": {identifier: {}}}})
