@@ -12,6 +12,7 @@ from mcp import types as types
 
 _OWNER = {
     "Client": "mcp.client.client",
+    "ClientSessionGroup": "mcp.client.session_group",
     "ClientSession": "mcp.client.session",
     "StdioServerParameters": "mcp.client.stdio",
     "stdio_client": "mcp.client.stdio",

@@ -6,6 +6,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _OWNER = {
+    "ClientSessionGroup": "mcp.client.session_group",
     "ClientExtension": "mcp.client.extensions",
     "ClaimContext": "mcp.client.extensions",
     "ResultClaim": "mcp.client.extensions",
