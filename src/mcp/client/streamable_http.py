@@ -27,7 +27,7 @@ from __future__ import annotations
 import base64
 import itertools
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any, cast
 
@@ -39,7 +39,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import SSEParser
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import CONNECTION_CLOSED, HEADER_MISMATCH, INTERNAL_ERROR
+from mcp.types.jsonrpc import CONNECTION_CLOSED, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
 
 logger = logging.getLogger("mcp.client.streamable_http")
@@ -62,6 +62,11 @@ _MAX_TOOL_PAGES = 20
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
+_HEADER_KEY = "x-mcp-header"
+_TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+"""RFC 9110 `tchar`: what an `x-mcp-header` name may be made of."""
+_HEADER_TYPES = ("string", "integer", "boolean")
+"""The parameter types `x-mcp-header` may be declared on (2026-07-28: not `number`)."""
 
 ReadSend = MemoryObjectSendStream[SessionMessage | Exception]
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
@@ -157,6 +162,8 @@ class _Transport:
         self._reinit_ids = itertools.count(1)
         self._tool_headers: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         """tool name -> (argument path, `Mcp-Param-*` suffix), learnt from `tools/list` results."""
+        self._excluded_tools: dict[str, str] = {}
+        """2026-07-28: tool name -> why it was dropped from `tools/list` (invalid `x-mcp-header`)."""
 
     # -- headers ------------------------------------------------------------------------------
 
@@ -202,16 +209,49 @@ class _Transport:
                 text = "true" if value else "false"
             elif isinstance(value, int | str):
                 text = str(value)
+            elif isinstance(value, float) and value.is_integer():
+                text = str(int(value))  # an integer parameter given as 3.0
             else:
                 continue
             headers[f"Mcp-Param-{header}"] = encode_header_value(text)
         return headers
 
-    def _learn_tools(self, result: Any) -> None:
+    def _learn_tools(self, result: Any) -> Any:
+        """Learn the `x-mcp-header` parameters of the tools in a `tools/list` result. On the
+        2026-07-28 wire a tool whose declarations break the rules is excluded (SEP-2243: the client
+        MUST drop it, and SHOULD log why); returns the result without such tools."""
+        excluded: list[dict[str, Any]] = []
         for tool in _objects(_obj(result), "tools"):
             name = tool.get("name")
-            if isinstance(name, str):
-                self._tool_headers[name] = _header_params(tool.get("inputSchema"))
+            if not isinstance(name, str):
+                continue
+            reason = _invalid_header_declaration(tool.get("inputSchema")) if self._stateless_wire else None
+            if reason is not None:
+                if self._excluded_tools.get(name) != reason:
+                    logger.warning("excluding tool %r from tools/list: invalid x-mcp-header declaration: %s",
+                                   name, reason)
+                self._excluded_tools[name] = reason
+                self._tool_headers.pop(name, None)
+                excluded.append(tool)
+                continue
+            self._excluded_tools.pop(name, None)
+            self._tool_headers[name] = _header_params(tool.get("inputSchema"))
+        if not excluded:
+            return result
+        tools = cast("list[Any]", result["tools"])
+        return {**result, "tools": [tool for tool in tools if not any(tool is drop for drop in excluded)]}
+
+    def _excluded(self, message: dict[str, Any]) -> str | None:
+        """Why `message`, a 2026-07-28 `tools/call`, must not be sent: its tool was excluded from
+        `tools/list`. None otherwise."""
+        if message.get("method") != "tools/call" or _modern_version(message) is None:
+            return None
+        params = _obj(message.get("params"))
+        name = params.get("name") if params is not None else None
+        reason = self._excluded_tools.get(name) if isinstance(name, str) else None
+        if reason is None:
+            return None
+        return f"Tool {name!r} is unusable: its x-mcp-header declaration is invalid ({reason})"
 
     def _stream_headers(self) -> dict[str, str]:
         headers = {"Accept": "text/event-stream"}
@@ -294,6 +334,10 @@ class _Transport:
     async def _request(self, message: dict[str, Any]) -> None:
         reinitialized = refreshed = False
         while True:
+            excluded = self._excluded(message)
+            if excluded is not None:
+                await self._fail(message["id"], INVALID_PARAMS, excluded)
+                return
             headers = self._message_headers(message)
             used_session = headers.get(SESSION_HEADER)
             retry = await self._post_request(message, headers)
@@ -460,8 +504,10 @@ class _Transport:
                     version = result.get("protocolVersion")
                     if isinstance(version, str):
                         self.protocol_version = version
-                elif method == "tools/list":
-                    self._learn_tools(result)
+                elif method == "tools/list" and result is not None:
+                    screened = self._learn_tools(result)
+                    if screened is not result:
+                        message = {**message, "result": screened}
         await self._push(message)
 
     async def _push(self, message: dict[str, Any]) -> None:
@@ -611,23 +657,48 @@ class _Transport:
         self.session_id = None
 
 
-def _header_params(schema: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
-    """(argument path, header suffix) of every property reachable through `properties` chains
-    that carries `x-mcp-header`."""
+def _annotated_properties(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
+    """(argument path, property schema) of every property reachable through `properties` chains
+    that carries `x-mcp-header`, whatever its value."""
     container = _obj(schema)
     properties = _obj(container.get("properties")) if container is not None else None
     if properties is None:
-        return []
-    found: list[tuple[tuple[str, ...], str]] = []
+        return
     for key, value in properties.items():
         prop = _obj(value)
         if prop is None:
             continue
-        header = prop.get("x-mcp-header")
-        if isinstance(header, str) and header:
-            found.append(((*path, key), header))
-        found.extend(_header_params(prop, (*path, key)))
-    return found
+        if _HEADER_KEY in prop:
+            yield (*path, key), prop
+        yield from _annotated_properties(prop, (*path, key))
+
+
+def _header_params(schema: Any) -> list[tuple[tuple[str, ...], str]]:
+    """(argument path, header suffix) of every `x-mcp-header` parameter of a tool's input schema."""
+    return [(path, prop[_HEADER_KEY]) for path, prop in _annotated_properties(schema)
+            if isinstance(prop[_HEADER_KEY], str) and prop[_HEADER_KEY]]
+
+
+def _invalid_header_declaration(schema: Any) -> str | None:
+    """Why a tool's `x-mcp-header` declarations are invalid (2026-07-28), or None when they are
+    fine: each must be a non-empty HTTP token, on a string, integer or boolean parameter, and
+    unique (case-insensitively) within the input schema."""
+    seen: dict[str, str] = {}
+    for path, prop in _annotated_properties(schema):
+        header = prop[_HEADER_KEY]
+        where = ".".join(path)
+        if not isinstance(header, str) or not header:
+            return f"parameter {where!r}: the header name must be a non-empty string"
+        if not all(ch in _TOKEN_CHARS for ch in header):
+            return f"parameter {where!r}: {header!r} is not a valid HTTP header name"
+        kind = prop.get("type")
+        if kind not in _HEADER_TYPES:
+            return (f"parameter {where!r}: x-mcp-header is allowed only on string, integer and boolean "
+                    f"parameters, not type {kind!r}")
+        first = seen.setdefault(header.lower(), where)
+        if first != where:
+            return f"parameter {where!r}: header {header!r} is already used by parameter {first!r}"
+    return None
 
 
 def _obj(value: Any) -> dict[str, Any] | None:
