@@ -52,8 +52,17 @@ TOO_MANY_REQUESTS_MESSAGE: Final = "Too many concurrent requests"
 current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", default=None)
 """Transport metadata of the request being served in this task: messages sent while serving it
 (progress, logs, server->client requests) follow the request back to where it came from."""
-current_scope: ContextVar[anyio.CancelScope | None] = ContextVar("mcp_current_request_scope", default=None)
-"""The cancel scope of the request being served in this task (read by `Context.cancelled`)."""
+class CancellationFlag:
+    """Set once the request being served was cancelled; plain data, so a worker thread may read it."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+
+current_cancellation: ContextVar[CancellationFlag | None] = ContextVar("mcp_request_cancellation", default=None)
+"""The cancellation flag of the request being served in this task (read by `Context.cancelled`)."""
 
 _ID_TYPES = (str, int)
 
@@ -308,11 +317,15 @@ class Peer:
         may have cancelled already: then the handler never runs and nothing is answered)."""
         request_id = message["id"]
         token = current_metadata.set(metadata)
-        scope_token = current_scope.set(scope)
+        flag = CancellationFlag()
+        scope_token = current_cancellation.set(flag)
         try:
             with scope:
                 try:
                     await self._on_request(message, metadata)
+                except anyio.get_cancelled_exc_class():
+                    flag.cancelled = True
+                    raise
                 except Exception:
                     # The owner normally answers every failure itself; this is the last line, so
                     # that a bug there still answers the request and never ends the connection.
@@ -324,7 +337,7 @@ class Peer:
                 del self._in_flight[request_id]
             if not self._active and self._drained is not None:
                 self._drained.set()
-            current_scope.reset(scope_token)
+            current_cancellation.reset(scope_token)
             current_metadata.reset(token)
 
     async def _answer_internal_error(self, request_id: Any, metadata: Any) -> None:

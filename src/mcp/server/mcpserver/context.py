@@ -136,10 +136,10 @@ class Context(Generic[LifespanT]):
 
         Async handlers are interrupted at their next `await` anyway; a sync handler running on a
         worker thread cannot be, so it should poll this and stop early."""
-        from mcp._engine.peer import current_scope
+        from mcp._engine.peer import current_cancellation
 
-        scope = current_scope.get()
-        return scope is not None and scope.cancel_called
+        flag = current_cancellation.get()
+        return flag is not None and flag.cancelled
 
     async def elicit(self, message: str, schema: type[Any]) -> Any:
         """Ask the user for form input (handshake-era back-channel); returns
