@@ -171,6 +171,7 @@ async def test_a_server_to_client_request_is_answered_over_the_post_endpoint() -
 
 
 @server_stream_leak
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 async def test_on_session_created_receives_the_session_id_of_the_endpoint() -> None:
     mcp = build_server()
     created: list[str] = []
@@ -192,6 +193,7 @@ async def test_a_refused_post_fails_that_request_with_an_mcp_error_and_the_conne
 
 
 @server_stream_leak
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 async def test_custom_headers_and_a_custom_client_factory_are_used() -> None:
     mcp = build_server()
     made: list[dict[str, Any]] = []

@@ -57,6 +57,21 @@ def encode(message: Any) -> str:
     return _encode(message)
 
 
+def encode_bytes(message: Any) -> bytes:
+    """UTF-8 JSON of one message, for any writer (an HTTP body, an SSE event): like
+    `encode(message).encode()`, except that lone surrogates are written as `\\uXXXX` escapes
+    instead of raising `UnicodeEncodeError`. Raises `EncodeError` for what JSON cannot carry."""
+    try:
+        return _encode(message).encode()
+    except UnicodeEncodeError:
+        try:
+            return _encode_ascii(message).encode()
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise EncodeError(f"message cannot be encoded as JSON: {exc}") from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise EncodeError(f"message cannot be encoded as JSON: {exc}") from None
+
+
 def encode_line(message: Any) -> bytes:
     """One message as a newline-terminated UTF-8 line (the stdio writers' encoder).
 
@@ -70,8 +85,17 @@ def encode_line(message: Any) -> bytes:
         try:
             return (_encode_ascii(message) + "\n").encode()
         except (ValueError, TypeError, RecursionError) as exc:
-            return _unencodable(message, exc)
+            return _unencodable(message, exc) + b"\n"
     except (ValueError, TypeError, RecursionError) as exc:
+        return _unencodable(message, exc) + b"\n"
+
+
+def encode_response_bytes(message: Any) -> bytes:
+    """`encode_bytes` for a response that must reach its requester whatever it carries: one that
+    JSON cannot carry becomes an internal-error response to the same id."""
+    try:
+        return encode_bytes(message)
+    except EncodeError as exc:
         return _unencodable(message, exc)
 
 
@@ -83,5 +107,5 @@ def _unencodable(message: Any, exc: BaseException) -> bytes:
                      request_id, exc)
         error = {"jsonrpc": "2.0", "id": request_id,
                  "error": {"code": _INTERNAL_ERROR, "message": "Internal error: the response could not be encoded"}}
-        return (_encode_ascii(error) + "\n").encode()
+        return _encode_ascii(error).encode()
     raise EncodeError(f"message cannot be encoded as JSON: {exc}") from None

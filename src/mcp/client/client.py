@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
@@ -54,6 +54,12 @@ class Client:
             )
         if mode not in ("auto", "legacy", *MODERN_VERSIONS):
             raise ValueError(f"mode must be 'auto', 'legacy' or one of {list(MODERN_VERSIONS)}; got {mode!r}")
+        from mcp.shared.exceptions import warn_deprecated
+
+        if sampling_callback is not None:
+            warn_deprecated("sampling")
+        if list_roots_callback is not None:
+            warn_deprecated("roots")
         self._server = server
         self._mode = mode
         self._prior_discover = prior_discover
@@ -191,6 +197,9 @@ class Client:
     # -- requests -----------------------------------------------------------------------------
 
     async def send_ping(self) -> Any:
+        from mcp.shared.exceptions import warn_deprecated
+
+        warn_deprecated("ping")
         return await self.session.send_ping()
 
     async def list_tools(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
@@ -400,13 +409,23 @@ class Client:
         return await self.session.unsubscribe_resource(uri)
 
     async def set_logging_level(self, level: str) -> Any:
+        from mcp.shared.exceptions import warn_deprecated
+
+        warn_deprecated("logging")
         return await self.session.set_logging_level(level)
 
     async def send_roots_list_changed(self) -> None:
-        await self.session.send_roots_list_changed()
+        from mcp.shared.exceptions import warn_deprecated
+
+        warn_deprecated("roots")
+        if self.session._modern_meta is None:
+            await self.session.send_roots_list_changed()
 
     async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
                                          message: str | None = None) -> None:
+        from mcp.shared.exceptions import warn_deprecated
+
+        warn_deprecated("progress")
         await self.session.send_progress_notification(progress_token, progress, total, message)
 
     async def _check_structured(self, name: str, result: Any) -> None:
@@ -443,9 +462,10 @@ def _retry_version(error: MCPError, mode: str) -> str | None:
     """The version to retry `server/discover` with after `error`, or None: for an
     UnsupportedProtocolVersion error, the newest stateless-era version in its `data.supported` that
     `mode` allows."""
-    if error.code != UNSUPPORTED_PROTOCOL_VERSION or not isinstance(error.data, dict):
+    data: Any = error.data
+    if error.code != UNSUPPORTED_PROTOCOL_VERSION or not isinstance(data, dict):
         return None
-    supported = error.data.get("supported")  # pyright: ignore[reportUnknownMemberType]
+    supported: Any = cast("dict[str, Any]", data).get("supported")
     if not isinstance(supported, list):
         return None
     allowed = MODERN_VERSIONS if mode == "auto" else (mode,)

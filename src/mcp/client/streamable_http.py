@@ -65,8 +65,11 @@ _SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
 _HEADER_KEY = "x-mcp-header"
 _TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 """RFC 9110 `tchar`: what an `x-mcp-header` name may be made of."""
-_HEADER_TYPES = ("string", "integer", "boolean")
-"""The parameter types `x-mcp-header` may be declared on (2026-07-28: not `number`)."""
+_HEADER_TYPES = frozenset({"string", "integer", "boolean"})
+"""The parameter types `x-mcp-header` may be declared on (2026-07-28: not `number`); a parameter
+may also admit null (the header is then omitted)."""
+_JSON_TYPE_OF: dict[type, str] = {str: "string", bool: "boolean", int: "integer", float: "number",
+                                  type(None): "null", list: "array", dict: "object"}
 
 ReadSend = MemoryObjectSendStream[SessionMessage | Exception]
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
@@ -691,14 +694,44 @@ def _invalid_header_declaration(schema: Any) -> str | None:
             return f"parameter {where!r}: the header name must be a non-empty string"
         if not all(ch in _TOKEN_CHARS for ch in header):
             return f"parameter {where!r}: {header!r} is not a valid HTTP header name"
-        kind = prop.get("type")
-        if kind not in _HEADER_TYPES:
+        kinds = _declared_types(prop)
+        if not kinds - {"null"} or not kinds <= _HEADER_TYPES | {"null"}:
+            shown = ", ".join(sorted(kinds)) or "unknown"
             return (f"parameter {where!r}: x-mcp-header is allowed only on string, integer and boolean "
-                    f"parameters, not type {kind!r}")
+                    f"parameters, not on type {shown}")
         first = seen.setdefault(header.lower(), where)
         if first != where:
             return f"parameter {where!r}: header {header!r} is already used by parameter {first!r}"
     return None
+
+
+def _declared_types(prop: dict[str, Any]) -> set[str]:
+    """The JSON types a property schema admits, as far as `type`, `anyOf`/`oneOf` branches, `enum`
+    or `const` say (empty when they say nothing)."""
+    kind = prop.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return {str(item) for item in cast("list[Any]", kind)}
+    for key in ("anyOf", "oneOf"):
+        branches = prop.get(key)
+        if isinstance(branches, list):
+            found: set[str] = set()
+            for branch in map(_obj, cast("list[Any]", branches)):
+                branch_types: set[str] = _declared_types(branch) if branch is not None else set()
+                if not branch_types:
+                    return set()  # a branch that admits anything
+                found |= branch_types
+            return found
+    if isinstance(prop.get("enum"), list):
+        return {_json_type(value) for value in cast("list[Any]", prop["enum"])}
+    if "const" in prop:
+        return {_json_type(prop["const"])}
+    return set()
+
+
+def _json_type(value: object) -> str:
+    return _JSON_TYPE_OF.get(type(value), "unknown")
 
 
 def _obj(value: Any) -> dict[str, Any] | None:

@@ -15,7 +15,7 @@ from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedExcept
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp.shared.exceptions import MCPError, NoBackChannelError, warn_deprecated
 from mcp.types.jsonrpc import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -40,6 +40,8 @@ logger = logging.getLogger("mcp.server")
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
+MODERN_ONLY = frozenset({"server/discover"})
+"""Requests that exist only on the 2026-07-28 wire: without its `_meta` they are invalid params."""
 class WireResult:
     """A result already in wire form (spec names, no unset fields): the framework's own handlers
     return these on the hot path to skip building and dumping a model. Never seen by middleware."""
@@ -124,8 +126,8 @@ class ServerSession:
         client capabilities, and the header (when present) must agree with it.
         """
         meta = params.get("_meta") if params is not None else None
-        if type(meta) is not dict:
-            meta = None
+        if meta is not None and type(meta) is not dict:
+            raise MCPError(INVALID_PARAMS, "Invalid params: _meta must be an object")
         requested = meta.get(PROTOCOL_VERSION_META_KEY) if meta is not None else None
         if requested is not None and type(requested) is not str:
             raise MCPError(INVALID_PARAMS, f"Invalid params: _meta {PROTOCOL_VERSION_META_KEY!r} must be a string")
@@ -145,6 +147,8 @@ class ServerSession:
             if method in REMOVED_ON_MODERN_WIRE:
                 raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (not part of {requested})")
             return requested, caps
+        if method in MODERN_ONLY:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
         if method == "initialize" or self.protocol_version is not None:
             return self.protocol_version or "", None
         if self.stateless or method == "ping":
@@ -266,6 +270,7 @@ class ServerSession:
 
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
+        warn_deprecated("logging")
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
@@ -276,7 +281,8 @@ class ServerSession:
                              stop_sequences: list[str] | None = None, metadata: dict[str, Any] | None = None,
                              model_preferences: Any = None, tools: list[Any] | None = None,
                              tool_choice: Any = None, related_request_id: Any = None) -> Any:
-        """`sampling/createMessage` to the client (handshake-era back-channel only)."""
+        """`sampling/createMessage` to the client (handshake-era back-channel only; deprecated)."""
+        warn_deprecated("sampling")
         from mcp.types import CreateMessageRequestParams, CreateMessageResult
 
         params = CreateMessageRequestParams(
@@ -307,7 +313,10 @@ class ServerSession:
         await self.send_notification("notifications/elicitation/complete", {"elicitationId": elicitation_id})
 
     async def list_roots(self) -> Any:
+        """`roots/list` to the client (handshake-era back-channel only; deprecated)."""
         from mcp.types import ListRootsResult
+
+        warn_deprecated("roots")
 
         return ListRootsResult.model_validate(await self.send_request("roots/list"))
 

@@ -180,6 +180,13 @@ class ResponseChannel:
             await self._send({"type": "http.response.body", "more_body": True,
                               "body": encode_event("", event=None, event_id=priming, retry=self.retry_interval)})
 
+    async def open_stream(self) -> None:
+        """Start the SSE response now (resumable streams: the priming event gives the client an
+        event id to resume from, even if the connection drops before the first message)."""
+        async with self._lock:
+            if not self.started and not self.closed:
+                await self._start_sse()
+
     def attach(self, send: Send) -> None:
         """Continue the stream on a resumed connection (whose response has already started)."""
         self._send = send
@@ -446,6 +453,8 @@ class StreamableHTTPSessionManager:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(watch, tg.cancel_scope)
                 try:
+                    if resumable:
+                        await channel.open_stream()
                     await session.peer.handle(message, metadata)
                 finally:
                     tg.cancel_scope.cancel()

@@ -148,3 +148,17 @@ try:
     _BaseExceptionGroup = BaseExceptionGroup  # type: ignore[name-defined]
 except NameError:  # Python 3.10
     from exceptiongroup import BaseExceptionGroup as _BaseExceptionGroup  # type: ignore[no-redef]
+
+
+def warn_deprecated(feature: str, stacklevel: int = 3) -> None:
+    """The one `MCPDeprecationWarning` text per retired feature (SEP-2577 / SEP-2575)."""
+    import warnings
+
+    messages = {
+        "roots": "The roots capability is deprecated as of 2026-07-28 (SEP-2577).",
+        "sampling": "Server-initiated sampling is deprecated as of 2026-07-28 (SEP-2577).",
+        "logging": "The logging capability is deprecated as of 2026-07-28 (SEP-2577).",
+        "ping": "ping is removed from the protocol as of 2026-07-28 (SEP-2575); it works only on legacy connections.",
+        "progress": "Client-to-server progress is removed as of 2026-07-28; progress flows server to client only.",
+    }
+    warnings.warn(messages[feature], MCPDeprecationWarning, stacklevel=stacklevel)

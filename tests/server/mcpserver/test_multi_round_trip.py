@@ -155,6 +155,7 @@ def test_an_explicit_policy_on_an_unnamed_server_needs_an_audience() -> None:
         MCPServer(request_state_security=RequestStateSecurity(keys=[os.urandom(32)]))
 
 
+@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
 async def test_a_tool_needing_two_rounds_and_every_question_kind() -> None:
     mcp = MCPServer("multi")
 

@@ -331,3 +331,29 @@ async def test_legacy_subscribe_delivers_resource_updated(mode: str) -> None:
             await got.wait()
         await client.unsubscribe_resource("data://greeting")
     assert updates == ["data://greeting"]
+
+
+async def test_deprecated_features_warn_with_mcp_deprecation_warning() -> None:
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    mcp = MCPServer("old")
+
+    @mcp.tool()
+    async def old_log(ctx: Context) -> str:
+        await ctx.info("hello")
+        return "logged"
+
+    async with Client(mcp, mode="legacy") as client:
+        with pytest.warns(MCPDeprecationWarning, match="removed from the protocol"):
+            await client.send_ping()
+        with pytest.warns(MCPDeprecationWarning, match="logging capability is deprecated"):
+            await client.set_logging_level("info")
+        with pytest.warns(MCPDeprecationWarning, match="logging capability is deprecated"):
+            result = await client.call_tool("old_log", {})
+        assert result.content[0].text == "logged"
+
+    async def on_roots(ctx: Any) -> Any:
+        return None
+
+    with pytest.warns(MCPDeprecationWarning, match="roots capability is deprecated"):
+        Client(mcp, list_roots_callback=on_roots)

@@ -42,7 +42,7 @@ import string
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import anyio
@@ -208,6 +208,7 @@ class OAuthClientProvider(httpx.Auth):
         )
         self._initialized = False
         self._lock_holder: tuple[Any, anyio.Lock] | None = None
+        self._registration_body: dict[str, Any] = {}
 
     # -- httpx.Auth -----------------------------------------------------------------------------
 
@@ -526,6 +527,7 @@ class OAuthClientProvider(httpx.Auth):
             chosen = next((m for m in _SUPPORTED_AUTH_METHODS if m in supported), None)
             if chosen is not None:
                 body["token_endpoint_auth_method"] = chosen
+        self._registration_body = body
         return httpx.Request("POST", endpoint, json=body, headers=_JSON)
 
     async def _handle_registration_response(self, response: httpx.Response) -> None:
@@ -535,8 +537,8 @@ class OAuthClientProvider(httpx.Auth):
             )
         try:
             data = response.json()
-            request_body = self.context.client_metadata.model_dump(mode="json", exclude_none=True)
-            info = OAuthClientInformationFull.model_validate({**request_body, **data})
+            # what was asked for and not echoed back stays as registered (RFC 7591 §3.2.1)
+            info = OAuthClientInformationFull.model_validate({**self._registration_body, **data})
         except (ValueError, ValidationError) as exc:
             raise OAuthRegistrationError(f"Invalid registration response: {exc}") from exc
         method = info.token_endpoint_auth_method
@@ -579,7 +581,7 @@ class OAuthClientProvider(httpx.Auth):
 
     def _check_authorization_response(self, result: Any, state: str, metadata: OAuthMetadata) -> str:
         if isinstance(result, tuple):
-            result = AuthorizationCodeResult(*result)
+            result = AuthorizationCodeResult(*cast(tuple[Any, ...], result))
         if not isinstance(result, AuthorizationCodeResult):
             raise OAuthFlowError(f"callback_handler must return an AuthorizationCodeResult, got {type(result).__name__}")
         if result.state != state:

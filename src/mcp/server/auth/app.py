@@ -10,7 +10,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from starlette.routing import Route
@@ -61,18 +62,19 @@ def wrap_with_auth(
     ))
 
     path = urlsplit(str(resource_url)).path.rstrip("/") if resource_url is not None else mcp_path.rstrip("/")
-    metadata_url: str | Any
-    resource: str | Any
+
+    def request_metadata_url(scope: Scope) -> str:
+        return f"{_base_url(scope)}{PRM_WELL_KNOWN}{path}"
+
+    def request_resource(scope: Scope) -> str:
+        return f"{_base_url(scope)}{path}"
+
+    metadata_url: str | Callable[[Scope], str] = request_metadata_url
+    resource: str | Callable[[Scope], str] = request_resource
     if resource_url is not None:
         parts = urlsplit(str(resource_url))
         metadata_url = f"{parts.scheme}://{parts.netloc}{PRM_WELL_KNOWN}{path}"
         resource = url_string(resource_url)
-    else:
-        def metadata_url(scope: Scope) -> str:
-            return f"{_base_url(scope)}{PRM_WELL_KNOWN}{path}"
-
-        def resource(scope: Scope) -> str:
-            return f"{_base_url(scope)}{path}"
 
     gated = RequireBearerAuth(
         app,
@@ -89,7 +91,8 @@ def _base_url(scope: Scope) -> str:
     """`scheme://host` of the request (from the `Host` header, else the server address)."""
     scheme = scope.get("scheme", "http")
     host = None
-    for name, value in scope.get("headers") or []:
+    headers = cast(list[tuple[bytes, bytes]], scope.get("headers") or [])
+    for name, value in headers:
         if name == b"host":
             host = value.decode("latin-1")
             break

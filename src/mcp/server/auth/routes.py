@@ -440,13 +440,15 @@ def _registration_endpoint(provider: Provider,
             return _error("invalid_client_metadata", f"token_endpoint_auth_method {method!r} is not supported")
         issued_at = int(time.time())
         expiry = options.client_secret_expiry_seconds
-        client_info = OAuthClientInformationFull(
-            **{**metadata.model_dump(exclude_none=True), "scope": scope, "token_endpoint_auth_method": method},
-            client_id=str(uuid.uuid4()),
-            client_secret=None if method == "none" else secrets.token_hex(32),
-            client_id_issued_at=issued_at,
-            client_secret_expires_at=(issued_at + expiry) if expiry is not None and method != "none" else None,
-        )
+        client_info = OAuthClientInformationFull.model_validate({
+            **metadata.model_dump(exclude_none=True),
+            "scope": scope,
+            "token_endpoint_auth_method": method,
+            "client_id": str(uuid.uuid4()),
+            "client_secret": None if method == "none" else secrets.token_hex(32),
+            "client_id_issued_at": issued_at,
+            "client_secret_expires_at": (issued_at + expiry) if expiry is not None and method != "none" else None,
+        })
         try:
             await provider.register_client(client_info)
         except RegistrationError as exc:

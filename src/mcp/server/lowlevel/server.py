@@ -76,6 +76,10 @@ _ON_METHODS: dict[str, tuple[str, str]] = {
     "on_completion": ("completion/complete", "CompleteRequestParams"),
     "on_set_logging_level": ("logging/setLevel", "SetLevelRequestParams"),
 }
+_DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str]] = {
+    "on_roots_list_changed": ("notifications/roots/list_changed", "roots"),
+    "on_progress": ("notifications/progress", "progress"),
+}
 _OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 _RESERVED = frozenset({"initialize", "server/discover"})
 
@@ -118,8 +122,20 @@ class Server(Generic[LifespanT]):
         self._chain_cache: tuple[tuple[Middleware, ...], CallNext] | None = None
         self._register_builtins(on_ping)
         for keyword, handler in handlers.items():
+            if keyword in _DEPRECATED_NOTIFICATIONS:
+                if handler is not None:
+                    from mcp.shared.exceptions import warn_deprecated
+
+                    method, feature = _DEPRECATED_NOTIFICATIONS[keyword]
+                    warn_deprecated(feature)
+                    self._notification_handlers[method] = _Entry(None, handler)
+                continue
             if keyword not in _ON_METHODS:
                 raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
+            if keyword == "on_set_logging_level" and handler is not None:
+                from mcp.shared.exceptions import warn_deprecated
+
+                warn_deprecated("logging")
             if handler is not None:
                 method, params_name = _ON_METHODS[keyword]
                 self._request_handlers[method] = _Entry(_LazyParams(params_name, method in _OPTIONAL_PARAMS), handler)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
-from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.shared.exceptions import warn_deprecated
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -159,8 +158,7 @@ class Context(Generic[LifespanT]):
 
         Sent only at or above the level the client asked for: `logging/setLevel` on the handshake
         wire, the request's `io.modelcontextprotocol/logLevel` on 2026-07-28 (nothing without it)."""
-        warnings.warn("Context.log() sends deprecated protocol logging; use the logging module", MCPDeprecationWarning,
-                      stacklevel=2)
+        warn_deprecated("logging")
         ctx = self.request_context
         threshold = _threshold(ctx)
         if threshold is None or _LEVELS.get(level, 0) < _LEVELS.get(threshold, 0):

@@ -121,10 +121,12 @@ class MCPServer(Generic[LifespanT]):
             on_unsubscribe_resource=bind(handlers.unsubscribe_resource, self),
             on_list_prompts=bind(handlers.list_prompts, self),
             on_get_prompt=bind(handlers.get_prompt, self),
-            on_set_logging_level=bind(handlers.set_logging_level, self),
             on_subscriptions_listen=self._listen,
         )
         self._lowlevel_server._request_handlers["tools/call"] = _Entry(None, bind(handlers.call_tool, self))
+        # Served for handshake-era clients (deprecated, so registered without the warning).
+        self._lowlevel_server._request_handlers["logging/setLevel"] = _Entry(
+            _LazyParams("SetLevelRequestParams", False), bind(handlers.set_logging_level, self))
         self._lowlevel_server._capability_hook = self._capabilities
         self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
         if middleware:

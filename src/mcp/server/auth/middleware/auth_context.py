@@ -6,10 +6,10 @@ with `get_access_token()`. In memory and over stdio it is always `None`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 from mcp.server.auth.provider import AccessToken
 
@@ -26,7 +26,7 @@ def get_access_token() -> AccessToken | None:
 
 
 @contextmanager
-def access_token_context(token: AccessToken | None) -> Iterator[None]:
+def access_token_context(token: AccessToken | None) -> Generator[None, None, None]:
     """Make `token` what `get_access_token()` returns inside the block."""
     reset = _access_token.set(token)
     try:
@@ -39,7 +39,7 @@ def access_token_from_scope(scope: Any) -> AccessToken | None:
     """The `AccessToken` the gate stored in an ASGI scope (for code that serves a request in a
     task that did not inherit the gate's context)."""
     if isinstance(scope, dict):
-        token = scope.get(ACCESS_TOKEN_SCOPE_KEY)  # pyright: ignore[reportUnknownMemberType]
+        token: Any = cast(dict[str, Any], scope).get(ACCESS_TOKEN_SCOPE_KEY)
         if isinstance(token, AccessToken):
             return token
     return None
@@ -56,8 +56,8 @@ class AuthContextMiddleware:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         token = access_token_from_scope(scope)
         if token is None and isinstance(scope, dict):
-            user = scope.get("user")  # pyright: ignore[reportUnknownMemberType]
-            candidate = getattr(user, "access_token", None)
+            user: Any = cast(dict[str, Any], scope).get("user")
+            candidate: Any = getattr(user, "access_token", None)
             token = candidate if isinstance(candidate, AccessToken) else None
         if token is None:
             await self.app(scope, receive, send)

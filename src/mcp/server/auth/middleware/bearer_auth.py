@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, cast
 
 from starlette.authentication import AuthCredentials, BaseUser
 
@@ -134,7 +134,8 @@ class RequireBearerAuth:
 
 
 def _bearer_token(scope: Scope) -> str | None:
-    for name, value in scope.get("headers") or []:
+    headers = cast(list[tuple[bytes, bytes]], scope.get("headers") or [])
+    for name, value in headers:
         if name.lower() == b"authorization":
             text = value.decode("latin-1").strip()
             scheme, _, credentials = text.partition(" ")
