@@ -1,0 +1,124 @@
+"""MCP Apps (`io.modelcontextprotocol/ui`): tools with an HTML face served as `ui://` resources.
+
+`Apps` is an `Extension`: tools it holds are stamped with `_meta.ui.resourceUri`, resources are
+served as `text/html;profile=mcp-app`, and misconfigurations fail at construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mcp.server.extension import Extension, ResourceBinding, ToolBinding
+
+EXTENSION_ID = "io.modelcontextprotocol/ui"
+APP_MIME_TYPE = "text/html;profile=mcp-app"
+
+
+@dataclass
+class ResourceCsp:
+    connect_domains: list[str] | None = None
+    resource_domains: list[str] | None = None
+    frame_domains: list[str] | None = None
+    base_uri_domains: list[str] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        pairs = (("connectDomains", self.connect_domains), ("resourceDomains", self.resource_domains),
+                 ("frameDomains", self.frame_domains), ("baseUriDomains", self.base_uri_domains))
+        return {key: value for key, value in pairs if value is not None}
+
+
+@dataclass
+class ResourcePermissions:
+    camera: bool | None = None
+    microphone: bool | None = None
+    geolocation: bool | None = None
+    clipboard_write: bool | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        pairs = (("camera", self.camera), ("microphone", self.microphone), ("geolocation", self.geolocation),
+                 ("clipboardWrite", self.clipboard_write))
+        return {key: {} for key, value in pairs if value}
+
+
+def _check_ui_uri(uri: str) -> None:
+    if not str(uri).startswith("ui://"):
+        raise ValueError(f"MCP App resources must use the ui:// scheme; got {uri!r}")
+
+
+class Apps(Extension):
+    """Holds UI-bound tools and their `ui://` HTML resources; pass it in `extensions=[...]`."""
+
+    identifier = EXTENSION_ID
+
+    def __init__(self) -> None:
+        self._tools: list[ToolBinding] = []
+        self._resources: list[Any] = []
+
+    def settings(self) -> dict[str, Any]:
+        return {"mimeTypes": [APP_MIME_TYPE]}
+
+    def tool(self, resource_uri: str, visibility: Sequence[Literal["model", "app"]] | None = None,
+             meta: dict[str, Any] | None = None, **tool_kwargs: Any) -> Callable[[Any], Any]:
+        """Register a tool whose result a host renders with the app at `resource_uri`."""
+        _check_ui_uri(resource_uri)
+        if meta is not None and "ui" in meta:
+            raise ValueError("@apps.tool() owns _meta['ui']: use resource_uri= and visibility= instead")
+        ui: dict[str, Any] = {"resourceUri": resource_uri}
+        if visibility is not None:
+            ui["visibility"] = list(visibility)
+
+        def decorator(fn: Any) -> Any:
+            self._tools.append(ToolBinding(fn, meta={**(meta or {}), "ui": ui}, kwargs=dict(tool_kwargs)))
+            return fn
+
+        return decorator
+
+    def add_html_resource(self, uri: str, html: str, *, name: str | None = None, title: str | None = None,
+                          description: str | None = None, csp: ResourceCsp | None = None,
+                          permissions: ResourcePermissions | None = None, domain: str | None = None,
+                          prefers_border: bool | None = None) -> None:
+        from mcp.server.mcpserver.resources import TextResource
+
+        _check_ui_uri(uri)
+        ui: dict[str, Any] = {}
+        if csp is not None:
+            ui["csp"] = csp.to_wire()
+        if permissions is not None:
+            ui["permissions"] = permissions.to_wire()
+        if domain is not None:
+            ui["domain"] = domain
+        if prefers_border is not None:
+            ui["prefersBorder"] = prefers_border
+        self._resources.append(TextResource(uri=uri, name=name or uri, title=title, description=description,
+                                            mime_type=APP_MIME_TYPE, text=html, meta={"ui": ui} if ui else None))
+
+    def add_resource(self, resource: Any) -> None:
+        _check_ui_uri(str(resource.uri))
+        fields_set = getattr(resource, "model_fields_set", set())
+        if "mime_type" not in fields_set:
+            resource.mime_type = APP_MIME_TYPE
+        elif resource.mime_type != APP_MIME_TYPE:
+            raise ValueError(f"ui:// resources must be served as {APP_MIME_TYPE}; got {resource.mime_type!r}")
+        self._resources.append(resource)
+
+    def tools(self) -> Sequence[ToolBinding]:
+        registered = {str(r.uri) for r in self._resources}
+        for binding in self._tools:
+            uri = binding.meta["ui"]["resourceUri"] if binding.meta else None
+            if uri not in registered:
+                raise ValueError(f"App tool {getattr(binding.fn, '__name__', binding.fn)!r} is bound to {uri!r}, "
+                                 "but no resource with that URI is registered")
+        return list(self._tools)
+
+    def resources(self) -> Sequence[ResourceBinding]:
+        return [ResourceBinding(resource) for resource in self._resources]
+
+
+def client_supports_apps(ctx: Any) -> bool:
+    """True when the client declared the UI extension and listed the app MIME type."""
+    caps = ctx.client_capabilities
+    extensions = getattr(caps, "extensions", None) or {}
+    settings = extensions.get(EXTENSION_ID)
+    return isinstance(settings, dict) and APP_MIME_TYPE in (settings.get("mimeTypes") or [])
