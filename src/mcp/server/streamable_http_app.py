@@ -12,7 +12,7 @@ from mcp.server.transport_security import TransportSecuritySettings, default_for
 
 _HTTP_OPTIONS = frozenset({"streamable_http_path", "json_response", "stateless_http", "event_store", "retry_interval",
                            "max_request_body_size", "transport_security", "host", "custom_starlette_routes", "debug",
-                           "session_idle_timeout", "max_sessions"})
+                           "session_idle_timeout", "max_sessions", "auth", "token_verifier", "auth_server_provider"})
 
 
 def build_app(
@@ -30,8 +30,12 @@ def build_app(
     debug: bool = False,
     session_idle_timeout: float = 30 * 60,
     max_sessions: int = 10_000,
+    auth: Any = None,
+    token_verifier: Any = None,
+    auth_server_provider: Any = None,
 ) -> Any:
-    """A Starlette app serving `server` at `streamable_http_path` (plus any custom routes)."""
+    """A Starlette app serving `server` at `streamable_http_path` (plus any custom routes); with
+    `auth`, the endpoint requires a bearer token and the protected-resource metadata is served."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
@@ -48,7 +52,15 @@ def build_app(
         async with manager.run():
             yield
 
-    routes = [Route(streamable_http_path, endpoint=manager, methods=["GET", "POST", "DELETE"]), *(custom_starlette_routes or [])]
+    endpoint: Any = manager
+    auth_routes: list[Any] = []
+    if auth is not None:
+        from mcp.server.auth.app import wrap_with_auth
+
+        endpoint, auth_routes = wrap_with_auth(manager, token_verifier=token_verifier, auth=auth,
+                                               mcp_path=streamable_http_path, auth_server_provider=auth_server_provider)
+    routes = [Route(streamable_http_path, endpoint=endpoint, methods=["GET", "POST", "DELETE"]), *auth_routes,
+              *(custom_starlette_routes or [])]
     return Starlette(debug=debug, routes=routes, lifespan=lifespan)
 
 

@@ -235,13 +235,16 @@ class OAuthClientProvider(httpx.Auth):
                 if self._access_token() == sent or not self.context.is_token_valid():
                     flow = self._oauth_flow(challenge, step_up=False)
                     reply: httpx.Response | None = None
-                    while True:
-                        try:
-                            sub = await flow.asend(reply)  # type: ignore[arg-type]
-                        except StopAsyncIteration:
-                            break
-                        reply = yield sub
-                        await reply.aread()
+                    try:
+                        while True:
+                            try:
+                                sub = await flow.asend(reply)  # type: ignore[arg-type]
+                            except StopAsyncIteration:
+                                break
+                            reply = yield sub
+                            await reply.aread()
+                    finally:
+                        await flow.aclose()
                 self._add_auth_header(request)
             sent = self._access_token()
             response = yield request
@@ -260,13 +263,16 @@ class OAuthClientProvider(httpx.Auth):
                     self.context.step_up_attempts[key] = attempts + 1
                     flow = self._oauth_flow(challenge, step_up=True)
                     reply = None
-                    while True:
-                        try:
-                            sub = await flow.asend(reply)  # type: ignore[arg-type]
-                        except StopAsyncIteration:
-                            break
-                        reply = yield sub
-                        await reply.aread()
+                    try:
+                        while True:
+                            try:
+                                sub = await flow.asend(reply)  # type: ignore[arg-type]
+                            except StopAsyncIteration:
+                                break
+                            reply = yield sub
+                            await reply.aread()
+                    finally:
+                        await flow.aclose()
                 self._add_auth_header(request)
             yield request
 
@@ -367,12 +373,15 @@ class OAuthClientProvider(httpx.Auth):
         ctx.requested_scopes = self._select_scopes(challenge, step_up=step_up)
         grant = self._obtain_token()
         reply: httpx.Response | None = None
-        while True:
-            try:
-                sub = await grant.asend(reply)  # type: ignore[arg-type]
-            except StopAsyncIteration:
-                break
-            reply = yield sub
+        try:
+            while True:
+                try:
+                    sub = await grant.asend(reply)  # type: ignore[arg-type]
+                except StopAsyncIteration:
+                    break
+                reply = yield sub
+        finally:
+            await grant.aclose()
 
     def _pinned_metadata_matches(self, auth_server_url: str) -> bool:
         """Subclasses configured with a fixed authorization server may skip re-discovery."""

@@ -76,6 +76,12 @@ class MCPServer(Generic[LifespanT]):
                 f"MCPServer() got unexpected keyword argument(s) {sorted(unexpected)}; transport options such as "
                 "host or port go to run() or streamable_http_app()"
             )
+        if (token_verifier is not None or auth_server_provider is not None) and auth is None:
+            raise ValueError("Cannot specify auth_server_provider or token_verifier without auth settings")
+        if auth is not None and (token_verifier is None) == (auth_server_provider is None):
+            raise ValueError("auth settings need exactly one of token_verifier or auth_server_provider")
+        self._token_verifier = token_verifier
+        self._auth_server_provider = auth_server_provider
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
         from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -406,13 +412,16 @@ class MCPServer(Generic[LifespanT]):
         from mcp.server.streamable_http_app import serve
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
-        await serve(self._lowlevel_server, log_level=self.settings.log_level, **options)
+        options.setdefault("log_level", self.settings.log_level)
+        self._auth_options(options)
+        await serve(self._lowlevel_server, **options)
 
     async def run_sse_async(self, **options: Any) -> None:
         from mcp.server.streamable_http_app import serve_sse
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
-        await serve_sse(self._lowlevel_server, log_level=self.settings.log_level, **options)
+        options.setdefault("log_level", self.settings.log_level)
+        await serve_sse(self._lowlevel_server, **options)
 
     def streamable_http_app(self, **options: Any) -> Any:
         """An ASGI (Starlette) app serving this server over Streamable HTTP; mountable as is."""
@@ -420,7 +429,14 @@ class MCPServer(Generic[LifespanT]):
             raise TypeError("streamable_http_app() takes no port; pass it to run() or to your ASGI server")
         options.setdefault("custom_starlette_routes", self._custom_routes)
         options.setdefault("debug", self.settings.debug)
+        self._auth_options(options)
         return self._lowlevel_server.streamable_http_app(**options)
+
+    def _auth_options(self, options: dict[str, Any]) -> None:
+        if self.settings.auth is not None:
+            options.setdefault("auth", self.settings.auth)
+            options.setdefault("token_verifier", self._token_verifier)
+            options.setdefault("auth_server_provider", self._auth_server_provider)
 
     def sse_app(self, **options: Any) -> Any:
         """An ASGI app for the legacy HTTP+SSE transport."""

@@ -23,7 +23,7 @@ from urllib.parse import quote
 import anyio
 import anyio.lowlevel
 import httpx
-from pydantic import ValidationError
+from pydantic import AnyHttpUrl, ValidationError
 
 from mcp.client.auth import utils
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthTokenError
@@ -33,8 +33,8 @@ from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthMetadata, OAuthToken
 logger = logging.getLogger("mcp.client.auth.identity_assertion")
 
 IdentityAssertionProvider = Callable[[str, str], Awaitable[str]]
-"""`async (audience, resource) -> ID-JAG`: `audience` is the authorization server's issuer, `resource`
-the MCP server's canonical URI."""
+"""`async (audience, resource) -> ID-JAG`: `audience` is the authorization server's issuer (as a URL,
+see `IdentityAssertionOAuthProvider.audience`), `resource` the MCP server's canonical URI."""
 
 
 class IdentityAssertionOAuthProvider(httpx.Auth):
@@ -79,7 +79,18 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
 
     @property
     def resource(self) -> str:
+        """The MCP server's canonical URI: the `resource` of the grant and of the ID-JAG."""
         return utils.canonical_resource(self.server_url)
+
+    @property
+    def audience(self) -> str:
+        """The ID-JAG `aud`: the authorization server's issuer as a URL (`https://as.example` ->
+        `https://as.example/`, the form pydantic-built authorization servers validate against)."""
+        issuer = self.metadata.issuer if self.metadata is not None else self.issuer
+        try:
+            return str(AnyHttpUrl(issuer))
+        except ValidationError:
+            return issuer
 
     def _lock(self) -> anyio.Lock:
         token = anyio.lowlevel.current_token()
@@ -105,13 +116,16 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
                 if self._access_token() == sent:
                     flow = self._exchange()
                     reply: httpx.Response | None = None
-                    while True:
-                        try:
-                            sub = await flow.asend(reply)  # type: ignore[arg-type]
-                        except StopAsyncIteration:
-                            break
-                        reply = yield sub
-                        await reply.aread()
+                    try:
+                        while True:
+                            try:
+                                sub = await flow.asend(reply)  # type: ignore[arg-type]
+                            except StopAsyncIteration:
+                                break
+                            reply = yield sub
+                            await reply.aread()
+                    finally:
+                        await flow.aclose()
                 self._add_auth_header(request)
             sent = self._access_token()
             response = yield request
@@ -130,13 +144,16 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
                     self._requested_scopes = utils.split_scopes(" ".join([*self._requested_scopes, *challenged]))
                     flow = self._exchange()
                     reply = None
-                    while True:
-                        try:
-                            sub = await flow.asend(reply)  # type: ignore[arg-type]
-                        except StopAsyncIteration:
-                            break
-                        reply = yield sub
-                        await reply.aread()
+                    try:
+                        while True:
+                            try:
+                                sub = await flow.asend(reply)  # type: ignore[arg-type]
+                            except StopAsyncIteration:
+                                break
+                            reply = yield sub
+                            await reply.aread()
+                    finally:
+                        await flow.aclose()
                 self._add_auth_header(request)
             yield request
 
@@ -168,7 +185,7 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
                     f"The token endpoint {metadata.token_endpoint!r} is not on the issuer's origin {self.issuer!r}"
                 )
             self.metadata = metadata
-        assertion = await self.assertion_provider(self.metadata.issuer, self.resource)
+        assertion = await self.assertion_provider(self.audience, self.resource)
         data = {"grant_type": JWT_BEARER_GRANT_TYPE, "assertion": assertion, "resource": self.resource}
         if self._requested_scopes:
             data["scope"] = " ".join(self._requested_scopes)
