@@ -14,21 +14,24 @@ by the same client code. See bench/README.md for what each row means.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import datetime
 import json
+import math
 import os
 import platform
 import selectors
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
@@ -36,6 +39,7 @@ VENVS = BENCH_DIR / ".venvs"
 SERVERS = BENCH_DIR / "servers"
 PYCACHE = VENVS / "pycache"
 PROTOCOL_VERSION = "2025-11-25"
+MODERN_PROTOCOL_VERSION = "2026-07-28"  # only the one HTTP group that measures the per-request era uses it
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 PEERS: dict[str, str] = {"official": "mcp==2.3.0", "fastmcp": "fastmcp==4.1.6"}
@@ -61,6 +65,10 @@ class Config:
     warmup_calls: dict[str, int]
     register_runs: int
     list_calls: int
+    http_calls: dict[str, int]  # "c1": sequential calls, "cN": calls spread over `http_concurrency` clients
+    http_warmup: dict[str, int]
+    http_concurrency: int = 16
+    http_idle_sessions: int = 200
     rounds: int = 10  # in-session work is split into this many chunks, alternating columns
     forecast_n: int = 100
     init_timeout: float = 30.0
@@ -72,15 +80,37 @@ class Config:
     def total_calls(self, tool: str) -> int:
         return self.calls_per_round(tool) * self.rounds
 
+    def http_per_round(self, kind: str) -> int:
+        return max(1, self.http_calls[kind] // self.rounds)
+
+    def http_total(self, kind: str) -> int:
+        return self.http_per_round(kind) * self.rounds
+
     @classmethod
     def full(cls) -> Config:
         return cls(
             import_runs=15,
             cold_runs=10,
-            calls={"add": 3000, "weather": 3000, "forecast": 500},
-            warmup_calls={"add": 200, "weather": 200, "forecast": 20},
+            calls={
+                "add": 3000,
+                "weather": 3000,
+                "forecast": 500,
+                "lowlevel": 3000,
+                "resource": 3000,
+                "prompt": 3000,
+            },
+            warmup_calls={
+                "add": 200,
+                "weather": 200,
+                "forecast": 20,
+                "lowlevel": 200,
+                "resource": 200,
+                "prompt": 200,
+            },
             register_runs=7,
             list_calls=100,
+            http_calls={"c1": 2000, "cN": 4000},
+            http_warmup={"c1": 100, "cN": 320},
         )
 
     @classmethod
@@ -88,10 +118,26 @@ class Config:
         return cls(
             import_runs=3,
             cold_runs=3,
-            calls={"add": 300, "weather": 300, "forecast": 60},
-            warmup_calls={"add": 30, "weather": 30, "forecast": 5},
+            calls={
+                "add": 300,
+                "weather": 300,
+                "forecast": 60,
+                "lowlevel": 300,
+                "resource": 300,
+                "prompt": 300,
+            },
+            warmup_calls={
+                "add": 30,
+                "weather": 30,
+                "forecast": 5,
+                "lowlevel": 30,
+                "resource": 30,
+                "prompt": 30,
+            },
             register_runs=2,
             list_calls=12,
+            http_calls={"c1": 300, "cN": 480},
+            http_warmup={"c1": 30, "cN": 64},
             rounds=3,
             init_timeout=15.0,
             call_timeout=10.0,
@@ -106,6 +152,7 @@ class Impl:
     python: Path | None
     server: Path
     many_tools: Path
+    content: Path
     import_stmt: str
     env: dict[str, str] = field(default_factory=dict[str, str])
     error: str | None = None  # set when the implementation is unusable (setup/import failed)
@@ -189,6 +236,7 @@ def setup_impls(keys: Sequence[str], ours_python: str | None = None) -> list[Imp
                 None,
                 SERVERS / "weather_fastmcp.py",
                 SERVERS / "many_tools_fastmcp.py",
+                SERVERS / "content_fastmcp.py",
                 "from fastmcp import FastMCP",
                 env=fastmcp_env,
             )
@@ -198,6 +246,7 @@ def setup_impls(keys: Sequence[str], ours_python: str | None = None) -> list[Imp
                 None,
                 SERVERS / "weather.py",
                 SERVERS / "many_tools.py",
+                SERVERS / "content.py",
                 "from mcp.server import MCPServer",
             )
         try:
@@ -216,9 +265,9 @@ def setup_impls(keys: Sequence[str], ours_python: str | None = None) -> list[Imp
             impl.error = f"setup failed: {exc}"
         if impl.python is not None:
             dists = {
-                "ours": ["mcpkit", "pydantic"],
-                "official": ["mcp", "pydantic"],
-                "fastmcp": ["fastmcp", "mcp", "pydantic"],
+                "ours": ["mcpkit", "pydantic", "uvicorn", "httptools"],
+                "official": ["mcp", "pydantic", "uvicorn", "httptools"],
+                "fastmcp": ["fastmcp", "mcp", "pydantic", "uvicorn", "httptools"],
             }
             impl.info = describe(impl.python, dists[key])
         impls.append(impl)
@@ -247,8 +296,10 @@ def preflight(impl: Impl) -> None:
 
 def last_line(text: str) -> str:
     """The last non-empty line of `text` (usually the exception message)."""
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1].strip() if lines else "(no output)"
+    # Exception-group tracebacks end in "+------" frames and prefix lines with "| ".
+    lines = [ln.strip().lstrip("|+- ").strip() for ln in text.strip().splitlines()]
+    lines = [ln for ln in lines if ln]
+    return lines[-1] if lines else "(no output)"
 
 
 # --------------------------------------------------------------------------------------
@@ -453,6 +504,294 @@ def proc_rss_mib(pid: int) -> float:
 
 
 # --------------------------------------------------------------------------------------
+# Streamable HTTP: server processes and a minimal asyncio HTTP/1.1 client (stdlib only)
+# --------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class HttpServer:
+    """`script --http PORT *args` run by the implementation's interpreter (uvicorn on 127.0.0.1:PORT)."""
+
+    def __init__(self, impl: Impl, script: Path, *args: str) -> None:
+        assert impl.python is not None
+        self.port = free_port()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in close())
+        self.proc = subprocess.Popen(
+            [str(impl.python), str(script), "--http", str(self.port), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=self._log,
+            env=impl.child_env(),
+            cwd=SERVERS,
+        )
+        self.pid = self.proc.pid
+
+    def wait_ready(self, timeout: float) -> None:
+        """Return once the port accepts connections; raise if the process exits or the timeout passes."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                raise ServerFailed(f"HTTP server exited (code {code}); {self.log_tail()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise ServerFailed(
+                        f"HTTP server not listening after {timeout:.0f}s; {self.log_tail()}"
+                    ) from None
+                time.sleep(0.05)
+
+    def log_tail(self) -> str:
+        self._log.seek(0, os.SEEK_END)
+        size = self._log.tell()
+        self._log.seek(max(0, size - 4000))
+        return "log: " + last_line(self._log.read().decode(errors="replace"))
+
+    def close(self) -> None:
+        """SIGTERM (uvicorn shuts down gracefully), then SIGKILL if it lingers."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+
+def _time_limit(seconds: float) -> contextlib.AbstractAsyncContextManager[Any]:
+    """asyncio.timeout (no extra task per request) where available."""
+    limit = getattr(asyncio, "timeout", None)
+    return limit(seconds) if limit is not None else contextlib.nullcontext()
+
+
+class HttpConnection:
+    """One keep-alive HTTP/1.1 connection to 127.0.0.1:port (asyncio streams).
+
+    Reconnects when the server closed it while idle (uvicorn's keep-alive timeout is 5 s,
+    and columns wait for each other between chunks); a request that fails on a reused
+    connection before any response byte arrives is sent once more on a fresh one.
+    """
+
+    SSE_DRAIN_SECONDS = 1.0
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def _connect(self) -> None:
+        self.close()
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+    async def post(self, data: bytes, rid: Any) -> tuple[int, dict[str, str], list[dict[str, Any]]]:
+        """Send one complete request; return status, headers (lower-case names) and the JSON-RPC
+        messages of the body. An SSE body is parsed event by event (`data:` lines) until the
+        message answering `rid`; the rest of the stream is then drained, or the connection is
+        dropped if the server keeps the stream open."""
+        reused = self.reader is not None and not self.reader.at_eof()
+        if not reused:
+            await self._connect()
+        try:
+            status, headers = await self._send(data)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            if not reused:
+                raise
+            await self._connect()
+            status, headers = await self._send(data)
+        messages: list[dict[str, Any]] = []
+        if "text/event-stream" in headers.get("content-type", ""):
+            messages = await self._read_sse(headers, rid)
+        else:
+            body = await self._read_body(headers)
+            if body.strip():
+                parsed: Any = json.loads(body)
+                messages = cast("list[dict[str, Any]]", parsed) if isinstance(parsed, list) else [parsed]
+        if headers.get("connection", "").lower() == "close":
+            self.close()
+        return status, headers, messages
+
+    async def _send(self, data: bytes) -> tuple[int, dict[str, str]]:
+        assert self.reader is not None and self.writer is not None
+        self.writer.write(data)
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers: dict[str, str] = {}
+        for ln in lines[1:]:
+            if ln:
+                k, _, v = ln.partition(":")
+                headers[k.strip().lower()] = v.strip()
+        return status, headers
+
+    async def _next_chunk(self) -> bytes | None:
+        """The next chunk of a chunked body, or None after the last one (trailers consumed)."""
+        assert self.reader is not None
+        size = int((await self.reader.readuntil(b"\r\n")).split(b";", 1)[0], 16)
+        if size == 0:
+            while await self.reader.readuntil(b"\r\n") != b"\r\n":
+                pass
+            return None
+        return (await self.reader.readexactly(size + 2))[:-2]
+
+    async def _read_body(self, headers: dict[str, str]) -> bytes:
+        assert self.reader is not None
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            parts: list[bytes] = []
+            while (chunk := await self._next_chunk()) is not None:
+                parts.append(chunk)
+            return b"".join(parts)
+        if "content-length" in headers:
+            n = int(headers["content-length"])
+            return await self.reader.readexactly(n) if n else b""
+        body = await self.reader.read()  # no framing: the body ends when the server closes
+        self.close()
+        return body
+
+    async def _read_sse(self, headers: dict[str, str], rid: Any) -> list[dict[str, Any]]:
+        if "chunked" not in headers.get("transfer-encoding", "").lower():
+            return parse_sse(await self._read_body(headers))[0]
+        messages: list[dict[str, Any]] = []
+        buf = b""
+        while (chunk := await self._next_chunk()) is not None:
+            buf += chunk
+            got, buf = parse_sse(buf)
+            messages += got
+            if any(m.get("id") == rid and ("result" in m or "error" in m) for m in got):
+                try:
+                    async with _time_limit(self.SSE_DRAIN_SECONDS):
+                        while await self._next_chunk() is not None:
+                            pass
+                except TimeoutError:
+                    self.close()  # the server keeps the stream open: this connection cannot be reused
+                break
+        return messages
+
+
+def parse_sse(buf: bytes) -> tuple[list[dict[str, Any]], bytes]:
+    """JSON messages of the complete events in `buf` (their `data:` lines), and the unparsed rest."""
+    text = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    *events, rest = text.split(b"\n\n")
+    messages: list[dict[str, Any]] = []
+    for event in events:
+        data = [ln[5:].removeprefix(b" ") for ln in event.split(b"\n") if ln.startswith(b"data:")]
+        if data and b"".join(data).strip():
+            messages.append(json.loads(b"\n".join(data)))
+    return messages, rest
+
+
+class HttpMcpClient:
+    """MCP over Streamable HTTP on one keep-alive connection (which several sessions may share).
+
+    Handshake era (default): `initialize` returns the `Mcp-Session-Id` (stateful servers) and
+    later requests carry it plus `MCP-Protocol-Version`. With `modern=True` every request is a
+    self-contained 2026-07-28 request: `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+    headers and the protocol version and client capabilities in `params._meta`, no session.
+    """
+
+    def __init__(self, port: int, *, modern: bool = False, conn: HttpConnection | None = None) -> None:
+        self.port = port
+        self.conn = conn or HttpConnection(port)
+        self.modern = modern
+        self.session_id: str | None = None
+        self.protocol_version: str | None = MODERN_PROTOCOL_VERSION if modern else None
+        self.content_types: set[str] = set()
+        self._next_id = 0
+
+    def _encode(self, msg: dict[str, Any]) -> bytes:
+        body = json.dumps(msg, separators=(",", ":")).encode()
+        head = [
+            "POST /mcp HTTP/1.1",
+            f"Host: 127.0.0.1:{self.port}",
+            "Content-Type: application/json",
+            "Accept: application/json, text/event-stream",
+            f"Content-Length: {len(body)}",
+        ]
+        if self.protocol_version:
+            head.append(f"MCP-Protocol-Version: {self.protocol_version}")
+        if self.session_id:
+            head.append(f"Mcp-Session-Id: {self.session_id}")
+        if self.modern:
+            head.append(f"Mcp-Method: {msg['method']}")
+            params: dict[str, Any] = msg.get("params") or {}
+            name = params.get("name", params.get("uri"))
+            if name is not None:
+                head.append(f"Mcp-Name: {name}")
+        return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+    def _params(self, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        if not self.modern:
+            return params
+        meta: dict[str, Any] = {
+            "io.modelcontextprotocol/protocolVersion": MODERN_PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        return {**(params or {}), "_meta": meta}
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30.0) -> Any:
+        self._next_id += 1
+        rid = self._next_id
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        p = self._params(params)
+        if p is not None:
+            msg["params"] = p
+        try:
+            async with _time_limit(timeout):
+                status, headers, messages = await self.conn.post(self._encode(msg), rid)
+        except TimeoutError:
+            self.conn.close()
+            raise ServerFailed(f"{method}: no HTTP response within {timeout:.0f}s") from None
+        if status != 200:
+            raise ServerFailed(f"{method}: HTTP {status} {json.dumps(messages)[:300]}")
+        self.content_types.add(headers.get("content-type", "?").split(";")[0])
+        if method == "initialize" and "mcp-session-id" in headers:
+            self.session_id = headers["mcp-session-id"]
+        for m in messages:
+            if m.get("id") == rid and ("result" in m or "error" in m):
+                if "error" in m:
+                    raise ServerFailed(f"{method}: JSON-RPC error {m['error']}")
+                return m["result"]
+        raise ServerFailed(f"{method}: no response with id {rid} in the HTTP response")
+
+    async def notify(self, method: str, timeout: float = 30.0) -> None:
+        async with _time_limit(timeout):
+            status, _, _ = await self.conn.post(self._encode({"jsonrpc": "2.0", "method": method}), None)
+        if status not in (200, 202, 204):
+            raise ServerFailed(f"{method}: HTTP {status}")
+
+    async def initialize(self, timeout: float = 60.0) -> dict[str, Any]:
+        """`initialize` (opens a session on a stateful server), then `notifications/initialized`."""
+        params = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "mcpkit-bench", "version": "0"},
+        }
+        result = await self.request("initialize", params, timeout)
+        self.protocol_version = result.get("protocolVersion", PROTOCOL_VERSION)
+        await self.notify("notifications/initialized", timeout)
+        return result
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        result = await self.request("tools/call", {"name": name, "arguments": arguments}, timeout)
+        if result.get("isError"):
+            raise ServerFailed(f"tools/call {name}: isError result {json.dumps(result)[:300]}")
+        return result
+
+
+# --------------------------------------------------------------------------------------
 # Measurements. A Group runs samples (fresh process or one session) and feeds Rows.
 # --------------------------------------------------------------------------------------
 
@@ -496,6 +835,7 @@ class Group:
     reps: Callable[[Config], int] = lambda cfg: 1
     warmup: bool = True
     run_all: Callable[[list[Impl], Config], SessionResults] | None = None
+    only: tuple[str, ...] | None = None  # columns the group applies to (others show "—")
 
 
 def sample_import(impl: Impl, cfg: Config) -> Sample:
@@ -585,6 +925,45 @@ class Sessions:
             client.close()
 
 
+def measure_sequential(
+    ss: Sessions,
+    cfg: Config,
+    name: str,
+    op: Callable[[StdioClient], Any],
+    check: Callable[[Any], None],
+    out: dict[str, Sample],
+) -> None:
+    """One operation, one request in flight: a checked first answer and `warmup_calls[name]` warm-up
+    calls per column, then `rounds` chunks alternating between columns. Sets `<name>_cps` (median
+    of the chunks' calls/s) and `<name>_cpu` (server utime+stime over the chunks / calls)."""
+
+    def warm_up(key: str, c: StdioClient) -> None:
+        check(op(c))
+        for _ in range(cfg.warmup_calls[name]):
+            op(c)
+
+    ss.each(warm_up)
+    per_round = cfg.calls_per_round(name)
+    rates: dict[str, list[float]] = {key: [] for key in ss.clients}
+    cpu: dict[str, float] = dict.fromkeys(ss.clients, 0.0)
+
+    def chunk(key: str, c: StdioClient) -> None:
+        assert c.server_pid is not None
+        cpu0 = proc_cpu_seconds(c.server_pid)
+        t0 = time.perf_counter()
+        for _ in range(per_round):
+            op(c)
+        t1 = time.perf_counter()
+        cpu[key] += proc_cpu_seconds(c.server_pid) - cpu0
+        rates[key].append(per_round / (t1 - t0))
+
+    for r in range(cfg.rounds):
+        ss.each(chunk, rotate=r)
+    for key in ss.clients:
+        out[key][f"{name}_cps"] = statistics.median(rates[key])
+        out[key][f"{name}_cpu"] = cpu[key] / (per_round * cfg.rounds)
+
+
 def run_calls(impls: list[Impl], cfg: Config) -> SessionResults:
     """Sequential tools/call per tool: `rounds` interleaved chunks per column; wall time and server CPU."""
     arguments: dict[str, dict[str, Any]] = {
@@ -603,40 +982,84 @@ def run_calls(impls: list[Impl], cfg: Config) -> SessionResults:
 
         ss.each(setup)
         for tool, args in arguments.items():
+            measure_sequential(
+                ss,
+                cfg,
+                tool,
+                lambda c, tool=tool, args=args: c.call_tool(tool, args, cfg.call_timeout),
+                lambda result, tool=tool: check_result(tool, result, cfg),
+                out,
+            )
+        return {key: out[key] for key in ss.clients}, ss.errors
 
-            def warm_up(key: str, c: StdioClient, tool: str = tool, args: dict[str, Any] = args) -> None:
-                check_result(tool, c.call_tool(tool, args, cfg.call_timeout), cfg)
-                for _ in range(cfg.warmup_calls[tool]):
-                    c.call_tool(tool, args, cfg.call_timeout)
 
-            ss.each(warm_up)
-            per_round = cfg.calls_per_round(tool)
-            rates: dict[str, list[float]] = {key: [] for key in ss.clients}
-            cpu: dict[str, float] = dict.fromkeys(ss.clients, 0.0)
+def run_lowlevel(impls: list[Impl], cfg: Config) -> SessionResults:
+    """`servers/lowlevel.py` (mcp.server.lowlevel.Server): sequential tools/call add over stdio."""
+    out: dict[str, Sample] = {impl.key: {} for impl in impls}
+    with Sessions(impls, lambda impl: spawn_stdio(impl, SERVERS / "lowlevel.py")) as ss:
 
-            def chunk(
-                key: str,
-                c: StdioClient,
-                tool: str = tool,
-                args: dict[str, Any] = args,
-                per_round: int = per_round,
-                rates: dict[str, list[float]] = rates,
-                cpu: dict[str, float] = cpu,
-            ) -> None:
-                assert c.server_pid is not None
-                cpu0 = proc_cpu_seconds(c.server_pid)
-                t0 = time.perf_counter()
-                for _ in range(per_round):
-                    c.call_tool(tool, args, cfg.call_timeout)
-                t1 = time.perf_counter()
-                cpu[key] += proc_cpu_seconds(c.server_pid) - cpu0
-                rates[key].append(per_round / (t1 - t0))
+        def setup(key: str, c: StdioClient) -> None:
+            c.initialize(cfg.init_timeout)
+            names = [t["name"] for t in c.list_tools(cfg.call_timeout)]
+            if names != ["add"]:
+                raise ServerFailed(f"unexpected tools {names}")
 
-            for r in range(cfg.rounds):
-                ss.each(chunk, rotate=r)
-            for key in ss.clients:
-                out[key][f"{tool}_cps"] = statistics.median(rates[key])
-                out[key][f"{tool}_cpu"] = cpu[key] / (per_round * cfg.rounds)
+        ss.each(setup)
+        measure_sequential(
+            ss,
+            cfg,
+            "lowlevel",
+            lambda c: c.call_tool("add", {"a": 2, "b": 3}, cfg.call_timeout),
+            lambda result: check_result("add", result, cfg),
+            out,
+        )
+        return {key: out[key] for key in ss.clients}, ss.errors
+
+
+PROMPT_ARGS = {"code": "def inc(x):\n    return x + 1\n", "language": "python"}
+
+
+def check_resource(result: dict[str, Any]) -> None:
+    contents: list[dict[str, Any]] = result.get("contents") or []
+    if len(contents) != 1 or not str(contents[0].get("text", "")).startswith("mcpkit benchmark resource."):
+        raise ServerFailed(f"unexpected resources/read result: {json.dumps(result)[:300]}")
+
+
+def check_prompt(result: dict[str, Any]) -> None:
+    messages: list[dict[str, Any]] = result.get("messages") or []
+    content: dict[str, Any] = (messages[0].get("content") or {}) if messages else {}
+    text = str(content.get("text", ""))
+    if len(messages) != 1 or PROMPT_ARGS["code"] not in text or "python" not in text:
+        raise ServerFailed(f"unexpected prompts/get result: {json.dumps(result)[:300]}")
+
+
+def run_content(impls: list[Impl], cfg: Config) -> SessionResults:
+    """`servers/content*.py`: sequential resources/read, then sequential prompts/get, over stdio."""
+    out: dict[str, Sample] = {impl.key: {} for impl in impls}
+    with Sessions(impls, lambda impl: spawn_stdio(impl, impl.content)) as ss:
+
+        def setup(key: str, c: StdioClient) -> None:
+            c.initialize(cfg.init_timeout)
+
+        ss.each(setup)
+        measure_sequential(
+            ss,
+            cfg,
+            "resource",
+            lambda c: c.request("resources/read", {"uri": "bench://readme"}, cfg.call_timeout),
+            check_resource,
+            out,
+        )
+        measure_sequential(
+            ss,
+            cfg,
+            "prompt",
+            lambda c: c.request(
+                "prompts/get", {"name": "review", "arguments": PROMPT_ARGS}, cfg.call_timeout
+            ),
+            check_prompt,
+            out,
+        )
         return {key: out[key] for key in ss.clients}, ss.errors
 
 
@@ -663,6 +1086,228 @@ def run_list_many(impls: list[Impl], cfg: Config) -> SessionResults:
         return {key: {"list_many": statistics.median(latencies[key])} for key in ss.clients}, ss.errors
 
 
+@dataclass
+class HttpColumn:
+    """One column's HTTP server plus the clients the driver holds on it."""
+
+    server: HttpServer
+    c1: HttpMcpClient | None = None
+    cn: list[HttpMcpClient] = field(default_factory=list[HttpMcpClient])
+
+    def clients(self) -> list[HttpMcpClient]:
+        return ([self.c1] if self.c1 else []) + self.cn
+
+    def close(self) -> None:
+        for c in self.clients():
+            c.conn.close()
+        self.server.close()
+
+
+class HttpColumns:
+    """The async counterpart of `Sessions`: one HTTP server per column, all running at once,
+    driven in turns; a column whose step raises is shut down and its error recorded."""
+
+    def __init__(self, impls: list[Impl], server_args: Sequence[str], cfg: Config) -> None:
+        self.cols: dict[str, HttpColumn] = {}
+        self.errors: dict[str, str] = {}
+        for impl in impls:
+            try:
+                self.cols[impl.key] = HttpColumn(HttpServer(impl, impl.server, *server_args))
+            except Exception as exc:
+                self.errors[impl.key] = f"{type(exc).__name__}: {exc}"
+        for key, col in list(self.cols.items()):  # the servers start in parallel
+            try:
+                col.server.wait_ready(cfg.init_timeout)
+            except Exception as exc:
+                self._fail(key, exc)
+
+    def _fail(self, key: str, exc: Exception) -> None:
+        self.errors[key] = f"{type(exc).__name__}: {exc}"
+        self.cols.pop(key).close()
+
+    async def each(self, step: Callable[[str, HttpColumn], Awaitable[None]], rotate: int = 0) -> None:
+        items = list(self.cols.items())
+        if items:
+            k = rotate % len(items)
+            items = items[k:] + items[:k]
+        for key, col in items:
+            try:
+                await step(key, col)
+            except Exception as exc:
+                self._fail(key, exc)
+
+    def close(self) -> None:
+        for col in self.cols.values():
+            col.close()
+
+
+async def http_load(
+    clients: list[HttpMcpClient],
+    total: int,
+    call: Callable[[HttpMcpClient], Awaitable[Any]],
+    latencies: list[float] | None = None,
+) -> float:
+    """`total` calls spread over `clients`, each with one request in flight; wall seconds."""
+    left = total
+
+    async def worker(c: HttpMcpClient) -> None:
+        nonlocal left
+        while left > 0:
+            left -= 1
+            t0 = time.perf_counter()
+            await call(c)
+            if latencies is not None:
+                latencies.append(time.perf_counter() - t0)
+
+    t0 = time.perf_counter()
+    tasks = [asyncio.ensure_future(worker(c)) for c in clients]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return time.perf_counter() - t0
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
+
+
+HTTP_NOTES: list[str] = []  # what each server actually answered with, for the footer
+
+
+def http_mode(
+    name: str, title: str, server_args: tuple[str, ...], *, modern: bool = False, concurrent: bool = True
+) -> Callable[[list[Impl], Config], SessionResults]:
+    """A `run_all` for one Streamable HTTP mode: tools/call add at concurrency 1 (calls/s, latency
+    percentiles, server CPU/call) and, when `concurrent`, at `cfg.http_concurrency`."""
+
+    def run_all(impls: list[Impl], cfg: Config) -> SessionResults:
+        return asyncio.run(_http_mode(impls, cfg, name, title, server_args, modern, concurrent))
+
+    return run_all
+
+
+async def _http_mode(
+    impls: list[Impl],
+    cfg: Config,
+    name: str,
+    title: str,
+    server_args: tuple[str, ...],
+    modern: bool,
+    concurrent: bool,
+) -> SessionResults:
+    args = {"a": 2, "b": 3}
+
+    async def add(c: HttpMcpClient) -> Any:
+        return await c.call_tool("add", args, cfg.call_timeout)
+
+    out: dict[str, Sample] = {impl.key: {} for impl in impls}
+    cols = HttpColumns(impls, server_args, cfg)
+    try:
+
+        async def setup(key: str, col: HttpColumn) -> None:
+            port = col.server.port
+            col.c1 = HttpMcpClient(port, modern=modern)
+            col.cn = [
+                HttpMcpClient(port, modern=modern) for _ in range(cfg.http_concurrency if concurrent else 0)
+            ]
+            for c in col.clients():
+                if not modern:
+                    await c.initialize(cfg.init_timeout)
+                check_result("add", await add(c), cfg)
+            await http_load([col.c1], cfg.http_warmup["c1"], add)
+            if col.cn:
+                await http_load(col.cn, cfg.http_warmup["cN"], add)
+
+        await cols.each(setup)
+        per1, per_n = cfg.http_per_round("c1"), cfg.http_per_round("cN")
+        rates1: dict[str, list[float]] = {key: [] for key in cols.cols}
+        rates_n: dict[str, list[float]] = {key: [] for key in cols.cols}
+        lat: dict[str, list[float]] = {key: [] for key in cols.cols}
+        cpu: dict[str, float] = dict.fromkeys(cols.cols, 0.0)
+        driver_cpu: dict[str, float] = dict.fromkeys(cols.cols, 0.0)
+
+        async def chunk1(key: str, col: HttpColumn) -> None:
+            assert col.c1 is not None
+            cpu0 = proc_cpu_seconds(col.server.pid)
+            elapsed = await http_load([col.c1], per1, add, lat[key])
+            cpu[key] += proc_cpu_seconds(col.server.pid) - cpu0
+            rates1[key].append(per1 / elapsed)
+
+        async def chunk_n(key: str, col: HttpColumn) -> None:
+            cpu0 = time.process_time()
+            rates_n[key].append(per_n / await http_load(col.cn, per_n, add))
+            driver_cpu[key] += time.process_time() - cpu0
+
+        for r in range(cfg.rounds):
+            await cols.each(chunk1, rotate=r)
+            if concurrent:
+                await cols.each(chunk_n, rotate=r)
+        for key in cols.cols:
+            out[key][f"{name}_c1_cps"] = statistics.median(rates1[key])
+            if concurrent:
+                out[key][f"{name}_cN_cps"] = statistics.median(rates_n[key])
+            out[key][f"{name}_p50"] = percentile(lat[key], 50)
+            out[key][f"{name}_p99"] = percentile(lat[key], 99)
+            out[key][f"{name}_cpu"] = cpu[key] / (per1 * cfg.rounds)
+        seen = "; ".join(
+            f"{key} {'/'.join(sorted({t for c in col.clients() for t in c.content_types}))}"
+            for key, col in cols.cols.items()
+        )
+        note = f"{title}: responses came as {seen}"
+        if concurrent:
+            note += f"; driver CPU/call at c={cfg.http_concurrency}: " + ", ".join(
+                f"{key} {driver_cpu[key] / (per_n * cfg.rounds) * 1e6:.0f} µs" for key in cols.cols
+            )
+        HTTP_NOTES.append(note)
+        return {key: out[key] for key in cols.cols}, cols.errors
+    finally:
+        cols.close()
+
+
+def run_http_idle(impls: list[Impl], cfg: Config) -> SessionResults:
+    return asyncio.run(_http_idle(impls, cfg))
+
+
+async def _http_idle(impls: list[Impl], cfg: Config) -> SessionResults:
+    """Default (stateful SSE) servers: RSS growth for `http_idle_sessions` sessions that are opened
+    (initialize + notifications/initialized) and then left idle, never DELETEd."""
+    out: dict[str, Sample] = {impl.key: {} for impl in impls}
+    n = cfg.http_idle_sessions
+    cols = HttpColumns(impls, (), cfg)
+    try:
+
+        async def open_sessions(col: HttpColumn, count: int) -> None:
+            assert col.c1 is not None
+            for _ in range(count):
+                await HttpMcpClient(col.server.port, conn=col.c1.conn).initialize(cfg.init_timeout)
+
+        async def setup(key: str, col: HttpColumn) -> None:
+            col.c1 = HttpMcpClient(col.server.port)
+            await col.c1.initialize(cfg.init_timeout)
+            check_result("add", await col.c1.call_tool("add", {"a": 2, "b": 3}, cfg.call_timeout), cfg)
+            await open_sessions(col, 20)  # warm-up: code paths, allocator pools
+
+        async def measure(key: str, col: HttpColumn) -> None:
+            await asyncio.sleep(0.3)
+            rss0 = proc_rss_mib(col.server.pid)
+            await open_sessions(col, n)
+            await asyncio.sleep(0.3)
+            out[key]["http_rss_base"] = rss0
+            out[key]["http_rss_session"] = (proc_rss_mib(col.server.pid) - rss0) * 1024 / n
+
+        await cols.each(setup)
+        await cols.each(measure)
+        return {key: out[key] for key in cols.cols}, cols.errors
+    finally:
+        cols.close()
+
+
 def sample_register(impl: Impl, cfg: Config) -> Sample:
     """Fresh process; the server file times its own 500 registrations and prints them to stderr."""
     assert impl.python is not None
@@ -681,11 +1326,28 @@ def sample_register(impl: Impl, cfg: Config) -> Sample:
     raise ServerFailed(f"no timing printed (exit {res.returncode}): {last_line(res.stderr)}")
 
 
-def calls_rows(tool: str, label: str) -> list[Row]:
+def calls_rows(tool: str, label: str, method: str = "tools/call") -> list[Row]:
     return [
-        Row(f"{tool}_cps", f"tools/call {label}: calls/s", "calls/s", higher_is_better=True),
-        Row(f"{tool}_cpu", f"tools/call {label}: server CPU/call", "µs", scale=1e6),
+        Row(f"{tool}_cps", f"{method} {label}: calls/s", "calls/s", higher_is_better=True),
+        Row(f"{tool}_cpu", f"{method} {label}: server CPU/call", "µs", scale=1e6),
     ]
+
+
+def http_rows(name: str, title: str, cfg: Config, concurrent: bool = True) -> list[Row]:
+    """calls/s at c=1 (and c=N), latency percentiles at c=1 (with c=N), server CPU/call at c=1."""
+    prefix = f"HTTP {title}:"
+    rows = [Row(f"{name}_c1_cps", f"{prefix} tools/call add, c=1: calls/s", "calls/s", higher_is_better=True)]
+    if concurrent:
+        n = cfg.http_concurrency
+        rows += [
+            Row(
+                f"{name}_cN_cps", f"{prefix} tools/call add, c={n}: calls/s", "calls/s", higher_is_better=True
+            ),
+            Row(f"{name}_p50", f"{prefix} c=1 latency p50", "ms", scale=1e3),
+            Row(f"{name}_p99", f"{prefix} c=1 latency p99", "ms", scale=1e3),
+        ]
+    rows.append(Row(f"{name}_cpu", f"{prefix} server CPU/call (c=1)", "µs", scale=1e6))
+    return rows
 
 
 def groups(cfg: Config) -> list[Group]:
@@ -746,6 +1408,29 @@ def groups(cfg: Config) -> list[Group]:
             run_all=run_calls,
         ),
         Group(
+            "lowlevel",
+            calls_rows("lowlevel", f"add ×{cfg.total_calls('lowlevel')}, low-level Server"),
+            note='`servers/lowlevel.py`: `mcp.server.lowlevel.Server("bench-lowlevel", on_list_tools=..., '
+            "on_call_tool=...)` with `async def handler(ctx, params)` handlers returning `CallToolResult(content="
+            '[TextContent(text=...)], structured_content={"result": a+b})`, served by `async with stdio_server() '
+            "as (r, w): await server.run(r, w, server.create_initialization_options())`; same file for ours and "
+            "official; FastMCP has no low-level server API of its own (—). Measured like the tool calls rows.",
+            run_all=run_lowlevel,
+            only=("ours", "official"),
+        ),
+        Group(
+            "resources prompts",
+            [
+                *calls_rows("resource", f"static text ×{cfg.total_calls('resource')}", "resources/read"),
+                *calls_rows("prompt", f"2 string args ×{cfg.total_calls('prompt')}", "prompts/get"),
+            ],
+            note='`servers/content.py` (FastMCP: `content_fastmcp.py`): `@mcp.resource("bench://readme", '
+            'mime_type="text/plain")` on a function returning a constant 216-character string, and '
+            "`@mcp.prompt()` `review(code: str, language: str) -> str`; one stdio session per column, measured "
+            "like the tool calls rows (first answer checked, warm-up, interleaved chunks).",
+            run_all=run_content,
+        ),
+        Group(
             "register",
             [
                 Row(
@@ -768,7 +1453,80 @@ def groups(cfg: Config) -> list[Group]:
             f"alternating between columns, after 3 warm-up lists.",
             run_all=run_list_many,
         ),
+        Group(
+            "http sse",
+            http_rows("http_sse", "stateful SSE (default)", cfg),
+            note=http_note(
+                cfg,
+                '`mcp.run(transport="streamable-http", host="127.0.0.1", port=P)` with defaults '
+                '(FastMCP: `mcp.run(transport="http", ...)`), one session per client',
+            ),
+            run_all=http_mode("http_sse", "stateful SSE (default)", ()),
+        ),
+        Group(
+            "http json",
+            http_rows("http_json", "stateful JSON", cfg),
+            note=http_note(cfg, "the same with `json_response=True`"),
+            run_all=http_mode("http_json", "stateful JSON", ("--json",)),
+        ),
+        Group(
+            "http stateless",
+            http_rows("http_stateless", "stateless JSON", cfg),
+            note=http_note(
+                cfg,
+                "the same with `json_response=True, stateless_http=True`; each client still "
+                "sends initialize once (no session id comes back)",
+            ),
+            run_all=http_mode("http_stateless", "stateless JSON", ("--json", "--stateless")),
+        ),
+        Group(
+            "http 2026",
+            http_rows("http_modern", "2026-07-28 stateless JSON", cfg, concurrent=False),
+            note=f"the stateless JSON server again, but every request is a self-contained 2026-07-28 request: "
+            f"headers `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method: tools/call`, `Mcp-Name: add`, and "
+            f"`params._meta` with `io.modelcontextprotocol/protocolVersion` and "
+            f"`io.modelcontextprotocol/clientCapabilities: {{}}`; no initialize, no session. "
+            f"{cfg.http_total('c1')} sequential calls in {cfg.rounds} interleaved chunks after "
+            f"{cfg.http_warmup['c1']} warm-up calls.",
+            run_all=http_mode(
+                "http_modern",
+                "2026-07-28 stateless JSON",
+                ("--json", "--stateless"),
+                modern=True,
+                concurrent=False,
+            ),
+        ),
+        Group(
+            "http idle",
+            [
+                Row("http_rss_base", "HTTP stateful SSE: server RSS after warm-up", "MiB"),
+                Row(
+                    "http_rss_session",
+                    f"HTTP stateful SSE: RSS per idle session (N={cfg.http_idle_sessions})",
+                    "KiB",
+                ),
+            ],
+            note=f"a fresh default-mode server per column; after one session with a tools/call and 20 warm-up "
+            f"sessions, VmRSS before and 0.3 s after opening {cfg.http_idle_sessions} more sessions "
+            f"(initialize + notifications/initialized each, on one keep-alive connection, never DELETEd, no GET "
+            f"stream); (after - before) / {cfg.http_idle_sessions}.",
+            run_all=run_http_idle,
+        ),
     ]
+
+
+def http_note(cfg: Config, mode: str) -> str:
+    return (
+        f"{mode}. One uvicorn server per column (started by the column's own interpreter with its own "
+        f"defaults, access log included), all running at once. Stdlib asyncio "
+        f"HTTP/1.1 client, one keep-alive connection per client, SSE bodies parsed by `data:` lines; "
+        f"handshake era (initialize with protocolVersion {PROTOCOL_VERSION}). c=1: one client, "
+        f"{cfg.http_total('c1')} sequential calls in {cfg.rounds} chunks: calls/s = median over chunks, p50/p99 "
+        f"over all calls, CPU/call = server utime+stime / calls. c={cfg.http_concurrency}: "
+        f"{cfg.http_concurrency} clients (sessions) each with one request in flight, {cfg.http_total('cN')} "
+        f"calls in {cfg.rounds} chunks. Chunks alternate between columns; warm-up {cfg.http_warmup['c1']} + "
+        f"{cfg.http_warmup['cN']} calls after a checked first answer per client"
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -790,6 +1548,7 @@ class Results:
 
 def run_group(group: Group, impls: list[Impl], cfg: Config, results: Results) -> None:
     """Run one group, interleaving implementations rep by rep so drift affects all alike."""
+    impls = [impl for impl in impls if group.only is None or impl.key in group.only]
     samples: dict[str, list[Sample]] = {impl.key: [] for impl in impls}
     failed: dict[str, str] = {impl.key: "unavailable (see above)" for impl in impls if impl.error}
     t_start = time.perf_counter()
@@ -856,12 +1615,13 @@ def build_table(
         for row in group.rows:
             cells = [row.label, row.unit]
             vals: dict[str, float | None] = {}
+            applies = {k: group.only is None or k in group.only for k in keys}
             for k in keys:
                 v = results.values.get((row.key, k))
                 vals[k] = v
-                cells.append(fmt_value(v) if v is not None else "FAIL")
+                cells.append("—" if not applies[k] else fmt_value(v) if v is not None else "FAIL")
             if "ours" in keys:
-                cells += [ratio(row, vals["ours"], vals[p]) for p in peers]
+                cells += [ratio(row, vals["ours"], vals[p]) if applies[p] else "—" for p in peers]
             body.append(cells)
     return header, body
 
@@ -905,6 +1665,9 @@ def footer(
         "All columns: same driver, same base Python, same stdio client, same shared bytecode cache; "
         "FastMCP runs with FASTMCP_SHOW_SERVER_BANNER=false and FASTMCP_CHECK_FOR_UPDATES=off (no network at startup)."
     )
+    if HTTP_NOTES:
+        lines.append("Observed:")
+        lines += [f"  HTTP {n}." for n in HTTP_NOTES]
     broken = {impl.key: impl.error for impl in impls if impl.error}
     group_failures = {k: r for k, r in results.failures.items() if k[1] not in broken}
     if broken or group_failures:

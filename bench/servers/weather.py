@@ -1,10 +1,14 @@
 """Benchmark server for the MCP SDK v2 API (`from mcp.server import MCPServer`).
 
 The same file runs against mcpkit (ours) and the official SDK: which one is used
-depends only on the interpreter that runs it. Serves stdio via `mcp.run()`.
+depends only on the interpreter that runs it. Serves stdio via `mcp.run()`; with
+`--http PORT [--json] [--stateless]` it serves Streamable HTTP on 127.0.0.1:PORT/mcp
+(uvicorn) via `mcp.run(transport="streamable-http", ...)`, the same call in both SDKs.
 """
 
 from __future__ import annotations
+
+import sys
 
 from pydantic import BaseModel
 
@@ -41,4 +45,14 @@ def forecast(n: int) -> list[WeatherData]:
 
 
 if __name__ == "__main__":
-    mcp.run()
+    argv = sys.argv[1:]
+    if argv[:1] == ["--http"]:
+        mcp.run(
+            transport="streamable-http",
+            host="127.0.0.1",
+            port=int(argv[1]),
+            json_response="--json" in argv,
+            stateless_http="--stateless" in argv,
+        )
+    else:
+        mcp.run()

@@ -1,6 +1,13 @@
-"""FastMCP twin of `weather.py`: the same three tools, `from fastmcp import FastMCP`."""
+"""FastMCP twin of `weather.py`: the same three tools, `from fastmcp import FastMCP`.
+
+Serves stdio via `mcp.run()`; with `--http PORT [--json] [--stateless]` it serves
+Streamable HTTP on 127.0.0.1:PORT/mcp via FastMCP's `mcp.run(transport="http", ...)`
+(uvicorn), FastMCP's equivalent of the SDK's `transport="streamable-http"`.
+"""
 
 from __future__ import annotations
+
+import sys
 
 from fastmcp import FastMCP
 from pydantic import BaseModel
@@ -36,4 +43,14 @@ def forecast(n: int) -> list[WeatherData]:
 
 
 if __name__ == "__main__":
-    mcp.run()
+    argv = sys.argv[1:]
+    if argv[:1] == ["--http"]:
+        mcp.run(
+            transport="http",
+            host="127.0.0.1",
+            port=int(argv[1]),
+            json_response="--json" in argv,
+            stateless_http="--stateless" in argv,
+        )
+    else:
+        mcp.run()

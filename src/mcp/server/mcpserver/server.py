@@ -385,18 +385,17 @@ class MCPServer(Generic[LifespanT]):
     # -- running ------------------------------------------------------------------------------
 
     def run(self, transport: Literal["stdio", "sse", "streamable-http"] = "stdio", **options: Any) -> None:
-        """Serve until stopped: stdio by default, or over HTTP with uvicorn."""
-        import anyio
-
+        """Serve until stopped: stdio by default, or over HTTP with uvicorn. Runs on uvloop when it
+        is installed (it is a dependency on CPython outside Windows)."""
         if transport == "stdio":
             unknown = set(options) - {"max_message_size"}
             if unknown:
                 raise TypeError(f"run(transport='stdio') got unexpected option(s) {sorted(unknown)}")
-            anyio.run(lambda: self.run_stdio_async(**options))
+            _run_loop(lambda: self.run_stdio_async(**options))
         elif transport == "streamable-http":
-            anyio.run(lambda: self.run_streamable_http_async(**options))
+            _run_loop(lambda: self.run_streamable_http_async(**options))
         elif transport == "sse":
-            anyio.run(lambda: self.run_sse_async(**options))
+            _run_loop(lambda: self.run_sse_async(**options))
         else:
             raise ValueError(f"Unknown transport: {transport!r}")
 
@@ -469,3 +468,20 @@ class MCPServer(Generic[LifespanT]):
 
 def _completion_entry(server: MCPServer) -> Any:
     return _Entry(_LazyParams("CompleteRequestParams", False), functools.partial(handlers.complete, server))
+
+
+def _run_loop(main: Callable[[], Any]) -> None:
+    """`anyio.run` on asyncio, with uvloop when available (set MCP_NO_UVLOOP=1 to opt out)."""
+    import os
+
+    import anyio
+
+    options: dict[str, Any] = {}
+    if not os.environ.get("MCP_NO_UVLOOP"):
+        try:
+            import uvloop  # noqa: F401  # pyright: ignore[reportMissingImports]
+
+            options["use_uvloop"] = True
+        except ImportError:
+            pass
+    anyio.run(main, backend="asyncio", backend_options=options)
