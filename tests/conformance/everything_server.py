@@ -471,6 +471,10 @@ async def complete(ref: Any, argument: Any, context: Any) -> Completion:
     return Completion(values=values, total=len(values), has_more=False)
 
 
+from tasks_fixtures import install as install_tasks_fixtures  # noqa: E402, I001  (SEP-2663 tasks-* fixtures)
+install_tasks_fixtures(mcp)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=3001)

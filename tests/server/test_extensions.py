@@ -165,3 +165,12 @@ async def test_a_claimed_result_shape_is_resolved_before_call_tool_returns() -> 
         assert caps.extensions == {"com.example/receipts": {}}
         result = await client.call_tool("buy", {})
     assert result.content == [TextContent(text="redeemed tok-1")]
+
+
+@pytest.mark.wire_invalid_ok({"method": "tools/call", "params": {"arguments": {}}},
+                              reason="the test sends a tools/call without a name on purpose")
+async def test_a_malformed_tools_call_is_invalid_params_even_with_an_interceptor() -> None:
+    async with Client(make_server()) as client:
+        with pytest.raises(MCPError) as info:
+            await client.session.send_request_raw("tools/call", {"arguments": {}})
+    assert info.value.code == -32602

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
-from mcp.types.jsonrpc import METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
+from mcp.types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
 
 _IDENTIFIER = re.compile(r"^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+/[A-Za-z0-9._-]+$")
 
@@ -142,7 +142,10 @@ def _tool_call_interceptor(extensions: list[Extension]) -> Callable[..., Awaitab
             return await call_next(ctx)
         from mcp.types import CallToolRequestParams
 
-        params = CallToolRequestParams.model_validate(ctx.params or {})
+        try:
+            params = CallToolRequestParams.model_validate(ctx.params or {})
+        except ValueError as exc:  # pydantic's ValidationError: the same answer as without extensions
+            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
         chain = call_next
         for extension in reversed(extensions):
             chain = _bind(extension, params, chain)
