@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass
 
 
-def encode_event(data: str, *, event: str | None = "message", event_id: str | None = None,
+def encode_event(data: str | bytes, *, event: str | None = "message", event_id: str | None = None,
                  retry: int | None = None) -> bytes:
-    parts: list[str] = []
+    """One event; `data` as text or as UTF-8 bytes (e.g. `codec.encode_bytes` output, which
+    never fails on lone surrogates). Newlines in `data` become several `data:` lines."""
+    head: list[str] = []
     if event_id is not None:
-        parts.append(f"id: {event_id}\n")
+        head.append(f"id: {event_id}\n")
     if retry is not None:
-        parts.append(f"retry: {retry}\n")
+        head.append(f"retry: {retry}\n")
     if event is not None:
-        parts.append(f"event: {event}\n")
-    for line in data.split("\n"):
-        parts.append(f"data: {line}\n")
-    parts.append("\n")
-    return "".join(parts).encode()
+        head.append(f"event: {event}\n")
+    raw = data if isinstance(data, bytes) else data.encode()
+    lines = raw.split(b"\n")
+    body = b"data: " + lines[0] + b"\n" if len(lines) == 1 else b"".join(b"data: " + line + b"\n" for line in lines)
+    return "".join(head).encode() + body + b"\n"
 
 
 @dataclass(slots=True)
@@ -32,6 +35,8 @@ class SSEParser:
     """Feed bytes, get complete events (per the WHATWG event-stream rules, minus BOM handling)."""
 
     def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        """Incremental: a character split across two chunks is decoded once both have arrived."""
         self._buffer = ""
         self._data: list[str] = []
         self._event: str | None = None
@@ -40,7 +45,7 @@ class SSEParser:
         self.last_event_id: str | None = None
 
     def feed(self, chunk: bytes | str) -> list[Event]:
-        self._buffer += chunk.decode("utf-8", "replace") if isinstance(chunk, bytes) else chunk
+        self._buffer += self._decoder.decode(chunk) if isinstance(chunk, bytes) else chunk
         events: list[Event] = []
         while True:
             cut = _line_end(self._buffer)

@@ -9,7 +9,7 @@ fields a revision lacks pruned on older ones).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
 from mcp._protocol import messages as m
@@ -125,9 +125,10 @@ class ServerSession:
         revision that is not a handshake-era one; there `_meta` must carry the version and the
         client capabilities, and the header (when present) must agree with it.
         """
-        meta = params.get("_meta") if params is not None else None
-        if meta is not None and type(meta) is not dict:
+        raw_meta: Any = params.get("_meta") if params is not None else None
+        if raw_meta is not None and type(raw_meta) is not dict:
             raise MCPError(INVALID_PARAMS, "Invalid params: _meta must be an object")
+        meta = cast("dict[str, Any] | None", raw_meta)
         requested = meta.get(PROTOCOL_VERSION_META_KEY) if meta is not None else None
         if requested is not None and type(requested) is not str:
             raise MCPError(INVALID_PARAMS, f"Invalid params: _meta {PROTOCOL_VERSION_META_KEY!r} must be a string")
@@ -322,7 +323,7 @@ class ServerSession:
 
     def check_client_capability(self, capability: Any) -> bool:
         """True when the client declared every capability set in `capability`."""
-        have = self._client_capabilities
+        have = self.client_capabilities
         if have is None:
             return False
         wanted = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)

@@ -11,9 +11,16 @@ from typing import Any
 
 import anyio
 
-from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.codec import ParseError, decode, encode_bytes
 from mcp._protocol.sse import encode_event
-from mcp.server.streamable_http import DEFAULT_MAX_BODY, _headers, _read_body, _send_body, _send_text
+from mcp.server.streamable_http import (
+    _DISCONNECTED,
+    DEFAULT_MAX_BODY,
+    _headers,
+    _read_body,
+    _send_body,
+    _send_text,
+)
 from mcp.server.transport_security import TransportSecuritySettings, check, default_for_host
 from mcp.shared.message import SessionMessage
 
@@ -33,10 +40,6 @@ class SseServerTransport:
         self._lifespan_context: Any = None
         self._lifespan_stack: AsyncExitStack | None = None
         self._lifespan_lock = anyio.Lock()
-
-    @property
-    def session_count(self) -> int:
-        return len(self._inboxes)
 
     async def _ensure_lifespan(self) -> Any:
         """The server lifespan's context, entered on first use when the host did not run the
@@ -88,7 +91,7 @@ class SseServerTransport:
                 tg.start_soon(watch)
                 tg.start_soon(lambda: self.server.serve_connection(in_recv, out_send, lifespan_context))
                 async for item in out_recv:
-                    await send({"type": "http.response.body", "body": encode_event(encode(item.message)), "more_body": True})
+                    await send({"type": "http.response.body", "body": encode_event(encode_bytes(item.message)), "more_body": True})
                 tg.cancel_scope.cancel()
         except OSError:
             pass
@@ -115,6 +118,8 @@ class SseServerTransport:
             await _send_text(send, 404, "Could not find session")
             return
         body = await _read_body(receive, headers, self.max_request_body_size)
+        if body is _DISCONNECTED:
+            return
         if body is None:
             await _send_text(send, 413, "Payload Too Large")
             return

@@ -3,15 +3,24 @@
 - 2026-07-28 requests (version in the `MCP-Protocol-Version` header or `_meta`) are self-contained:
   no session, routing headers checked against the body, errors mapped to HTTP statuses.
 - Handshake-era requests get sessions (`Mcp-Session-Id`), unless `stateless=True`.
+  Session-less requests each get their own throwaway `ServerSession`: nothing one request sets
+  (log level, ids in flight) is seen by another client's.
 
 Each POST is served in its own ASGI task: the request runs to completion there, and a watcher
 cancels it if the client disconnects. The first message bound for the POST decides the response
 shape: the final response alone goes out as one JSON body; anything before it (progress, logs,
 server->client requests) turns the response into an SSE stream. No background task is needed, so
-the app works mounted inside another app without wiring its lifespan.
+the app works mounted inside another app without wiring its lifespan (the server lifespan is then
+entered on first use).
+
+With an event store, a session's POST responses are resumable: the SSE stream starts at once with
+a priming event, a dropped connection does not cancel the call, and `GET` + `Last-Event-ID` (from
+the same session only) replays what was missed and re-attaches to the live stream.
 
 Sessions are bounded: idle ones are evicted after `session_idle_timeout`, and the table never
-holds more than `max_sessions` (least recently used idle sessions go first).
+holds more than `max_sessions` (least recently used idle sessions go first; 503 when every session
+has a client connected). Evictions happen as requests arrive; a session is idle when no client is
+connected to it, even if a call whose client vanished is still running (eviction cancels it).
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import anyio
 
 from mcp._protocol import http as h
 from mcp._protocol import messages as m
-from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.codec import ParseError, decode, encode_bytes
 from mcp._protocol.sse import encode_event
 from mcp.server.event_store import (
     EventCallback,
@@ -95,7 +104,7 @@ class HttpRequestMetadata:
 
     async def close_sse_stream(self) -> None:
         """End this request's SSE response now (SSE polling): the client resumes with
-        `Last-Event-ID` (needs an event store; without one only later messages change route)."""
+        `Last-Event-ID`. Needs an event store; a no-op without one."""
         if self.channel is not None:
             await self.channel.close_stream()
 
@@ -113,17 +122,21 @@ class ResponseChannel:
     re-attaches the live stream until the final response."""
 
     __slots__ = ("_event_store", "_lock", "_send", "allow_json", "closed", "extra_headers", "finished", "json_only",
-                 "modern", "request_id", "retry_interval", "started", "stream_id")
+                 "modern", "request_id", "retry_interval", "started", "stream_id", "unless_error_headers")
 
     def __init__(self, send: Send, request_id: Any, *, allow_json: bool, json_only: bool, modern: bool,
                  extra_headers: list[tuple[bytes, bytes]], event_store: EventStore | None,
-                 retry_interval: int | None, stream_prefix: str = "") -> None:
+                 retry_interval: int | None, stream_prefix: str = "",
+                 unless_error_headers: list[tuple[bytes, bytes]] | None = None) -> None:
         self._send = send
         self.request_id = request_id
         self.json_only = json_only
         self.allow_json = json_only or (allow_json and event_store is None)
         self.modern = modern
         self.extra_headers = extra_headers
+        self.unless_error_headers = unless_error_headers or []
+        """Headers sent unless the response opens with the request's error (a new session's id:
+        a failed initialize names no session)."""
         self._event_store = event_store
         self.retry_interval = retry_interval
         self.stream_id = f"{stream_prefix}/{secrets.token_hex(8)}"
@@ -136,10 +149,12 @@ class ResponseChannel:
 
     async def deliver(self, message: dict[str, Any]) -> bool:
         """Put `message` on this POST's response; False if it cannot go there (the caller then
-        routes it to the session's standalone stream)."""
+        routes it to the session's standalone stream). Raises `EncodeError`, changing nothing,
+        for a message JSON cannot carry (the engine then answers the request with -32603)."""
         final = message.get("id") == self.request_id and ("result" in message or "error" in message)
         if self.json_only and not final:
             return False  # a JSON response carries only the answer; the rest goes to the GET stream
+        data = encode_bytes(message)
         async with self._lock:
             if self.closed:
                 if self._event_store is None or not self.started:
@@ -148,33 +163,40 @@ class ResponseChannel:
                 if final:
                     self.finished.set()
                 return True
-            if not self.started:
-                if final and self.allow_json:
-                    status = 200
-                    if self.modern and "error" in message:
-                        status = h.status_for_modern_error(message["error"].get("code", 0))
+            try:
+                if not self.started:
+                    if final and self.allow_json:
+                        status = 200
+                        if self.modern and "error" in message:
+                            status = h.status_for_modern_error(message["error"].get("code", 0))
+                        self.closed = True
+                        self.finished.set()
+                        await _send_body(self._send, status, data, _JSON_HEADERS + self._headers(message))
+                        return True
+                    await self._start_sse(message)
+                event_id = None
+                if self._event_store is not None:
+                    event_id = await self._event_store.store_event(self.stream_id, message)
+                if final:
                     self.closed = True
                     self.finished.set()
-                    await _send_body(self._send, status, encode(message).encode(), _JSON_HEADERS + self.extra_headers)
-                    return True
-                await self._start_sse()
-            event_id = None
-            if self._event_store is not None:
-                event_id = await self._event_store.store_event(self.stream_id, message)
-            if final:
-                self.closed = True
-                self.finished.set()
-            try:
-                await self._send({"type": "http.response.body", "body": encode_event(encode(message), event_id=event_id),
+                await self._send({"type": "http.response.body", "body": encode_event(data, event_id=event_id),
                                   "more_body": not final})
-            except OSError:
+            except OSError:  # the client is gone (servers that raise instead of dropping the write)
                 self.closed = True
-                return self._event_store is not None
+                if final:
+                    self.finished.set()
+                return self._event_store is not None and self.started
         return True
 
-    async def _start_sse(self) -> None:
+    def _headers(self, first: dict[str, Any] | None) -> list[tuple[bytes, bytes]]:
+        failed = first is not None and "error" in first and first.get("id") == self.request_id
+        return self.extra_headers if failed else self.extra_headers + self.unless_error_headers
+
+    async def _start_sse(self, first: dict[str, Any] | None = None) -> None:
         self.started = True
-        await self._send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS + self.extra_headers})
+        await self._send({"type": "http.response.start", "status": 200,
+                          "headers": _SSE_HEADERS + self._headers(first)})
         if self._event_store is not None:
             priming = await self._event_store.store_event(self.stream_id, None)
             await self._send({"type": "http.response.body", "more_body": True,
@@ -193,13 +215,19 @@ class ResponseChannel:
         self.closed = False
 
     async def close_stream(self) -> None:
-        """End the HTTP response early (SSE polling): the client resumes with `Last-Event-ID`."""
+        """End the HTTP response early (SSE polling): the client resumes with `Last-Event-ID`.
+        A no-op without an event store (nothing to resume from: the request would be lost)."""
+        if self._event_store is None:
+            return
         async with self._lock:
-            if not self.started and self._event_store is not None and not self.json_only:
-                await self._start_sse()
-            if not self.closed and self.started:
+            try:
+                if not self.started and not self.closed:
+                    await self._start_sse()
+                if not self.closed:
+                    self.closed = True
+                    await self._send({"type": "http.response.body", "body": b"", "more_body": False})
+            except OSError:
                 self.closed = True
-                await self._send({"type": "http.response.body", "body": b"", "more_body": False})
 
     def detach(self, send: Send) -> None:
         """A resumed connection went away: later events are only stored, until the next resume."""
@@ -217,8 +245,8 @@ class ResponseChannel:
                 if self.started:
                     await self._send({"type": "http.response.body", "body": b"", "more_body": False})
                 else:
-                    body = encode(m.error_response(self.request_id, INVALID_REQUEST, "Request cancelled")).encode()
-                    await _send_body(self._send, 500, body, _JSON_HEADERS + self.extra_headers)
+                    body = encode_bytes(m.error_response(self.request_id, INVALID_REQUEST, "Request cancelled"))
+                    await _send_body(self._send, 500, body, _JSON_HEADERS + self.extra_headers)  # no session id
             except OSError:
                 pass  # the client is gone
 
@@ -386,7 +414,7 @@ class StreamableHTTPSessionManager:
             return
         modern = (version is not None and version not in HANDSHAKE_VERSIONS) or (
             meta_version is not None and meta_version not in HANDSHAKE_VERSIONS)
-        extra: list[tuple[bytes, bytes]] = []
+        session_headers: list[tuple[bytes, bytes]] = []
         owner: _HttpSession | None = None
         new_session: _HttpSession | None = None
         if modern:
@@ -409,7 +437,7 @@ class StreamableHTTPSessionManager:
                 if new_session is None:
                     await _send_error(send, 503, request_id, INVALID_REQUEST, "Service Unavailable: too many sessions")
                     return
-                extra.append((b"mcp-session-id", new_session.id.encode()))
+                session_headers.append((b"mcp-session-id", new_session.id.encode()))
             else:
                 if session_id is None:
                     await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: Missing session ID")
@@ -422,13 +450,15 @@ class StreamableHTTPSessionManager:
             session = owner.server_session
         if kind is not m.REQUEST:
             await session.peer.handle(message, HttpRequestMetadata(scope, version, None, owner))
-            await _send_body(send, 202, b"", extra)
+            await _send_body(send, 202, b"", [])
             return
         json_only = self.json_response or not allow_sse
-        store = self.event_store if owner is not None and not json_only else None
+        # resumable: calls on an established session (nothing to resume an initialize into)
+        store = self.event_store if owner is not None and new_session is None and not json_only else None
         channel = ResponseChannel(send, request_id, allow_json=allow_json, json_only=json_only, modern=modern,
-                                  extra_headers=extra, event_store=store, retry_interval=self.retry_interval,
-                                  stream_prefix=owner.id if owner is not None else "")
+                                  extra_headers=[], event_store=store, retry_interval=self.retry_interval,
+                                  stream_prefix=owner.id if owner is not None else "",
+                                  unless_error_headers=session_headers)
         metadata = HttpRequestMetadata(scope, version, channel, owner)
         resumable = store is not None
         if resumable:
@@ -475,7 +505,9 @@ class StreamableHTTPSessionManager:
         if checker is None or message.get("method") != "tools/call":
             return None
         params = message.get("params")
-        return checker(params if type(params) is dict else {}, headers)
+        if type(params) is not dict or type(params.get("name")) is not str:
+            return None  # no tool to check against: the handler answers the invalid params
+        return checker(params, headers)
 
     async def _session_for(self, send: Send, headers: dict[str, str]) -> _HttpSession | None:
         """The session a GET or DELETE names, or None after answering with the error."""
@@ -527,7 +559,7 @@ class StreamableHTTPSessionManager:
                         item = await outbox.receive()
                     except (anyio.EndOfStream, anyio.ClosedResourceError):
                         break  # the session ended
-                    await send({"type": "http.response.body", "body": encode_event(encode(item.message)), "more_body": True})
+                    await send({"type": "http.response.body", "body": encode_event(encode_bytes(item.message)), "more_body": True})
                 tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -565,7 +597,7 @@ class StreamableHTTPSessionManager:
                 last_seen = event.event_id
                 ended = "result" in event.message or "error" in event.message
                 await send({"type": "http.response.body", "more_body": not ended,
-                            "body": encode_event(encode(event.message), event_id=event.event_id)})
+                            "body": encode_event(encode_bytes(event.message), event_id=event.event_id)})
 
         session.connections += 1
         try:
@@ -713,5 +745,5 @@ async def _send_text(send: Send, status: int, text: str) -> None:
 
 
 async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str, data: Any = None) -> None:
-    body = encode(m.error_response(request_id, code, message, data)).encode()
+    body = encode_bytes(m.error_response(request_id, code, message, data))
     await _send_body(send, status, body, _JSON_HEADERS)
