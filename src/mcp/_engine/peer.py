@@ -20,7 +20,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import anyio
 from anyio.abc import TaskGroup
@@ -303,9 +303,9 @@ class Peer:
             pending.event.set()
 
     def _cancel_in_flight(self, params: Any) -> None:
-        if type(params) is not dict:
+        if not isinstance(params, dict):
             return
-        request_id = params.get("requestId")  # pyright: ignore[reportUnknownMemberType]
+        request_id: Any = cast("dict[str, Any]", params).get("requestId")
         if type(request_id) not in _ID_TYPES:  # bool, null, arrays and objects name no request
             return
         scope = self._in_flight.get(request_id)

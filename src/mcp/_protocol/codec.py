@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 logger = logging.getLogger("mcp.codec")
 
@@ -100,8 +100,9 @@ def encode_response_bytes(message: Any) -> bytes:
 
 
 def _unencodable(message: Any, exc: BaseException) -> bytes:
-    request_id = message.get("id") if type(message) is dict else None
-    is_response = type(message) is dict and ("result" in message or "error" in message) and "method" not in message
+    envelope: dict[str, Any] = cast("dict[str, Any]", message) if type(message) is dict else {}
+    request_id: Any = envelope.get("id")
+    is_response = ("result" in envelope or "error" in envelope) and "method" not in envelope
     if is_response and (type(request_id) in (str, int) or request_id is None):
         logger.error("response to %r could not be encoded as JSON (%s); answering with an internal error",
                      request_id, exc)

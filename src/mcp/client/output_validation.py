@@ -7,19 +7,23 @@ here only, the first time a tool with an output schema is called.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 
 def compile_validator(schema: dict[str, Any]) -> Callable[[Any], str | None]:
     """Return `check(instance) -> None | error message`, compiled once per schema."""
     import jsonschema
+    import jsonschema.exceptions
     import jsonschema.validators
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     validator = cls(schema)
 
     def check(instance: Any) -> str | None:
-        error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+        error = cast(
+            "jsonschema.exceptions.ValidationError | None",
+            jsonschema.exceptions.best_match(validator.iter_errors(instance)),  # pyright: ignore[reportUnknownMemberType]
+        )
         if error is None:
             return None
         where = "/".join(str(p) for p in error.absolute_path)

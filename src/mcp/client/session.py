@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from mcp._engine.peer import Peer, ReadStream, WriteStream
 from mcp._protocol import messages as m
@@ -144,7 +144,8 @@ class ClientSession:
         self.discover_result = result
         self.server_capabilities = result.capabilities
         self.instructions = result.instructions
-        info = (result.meta or {}).get(SERVER_INFO_META_KEY)
+        result_meta: dict[str, Any] = result.meta or {}
+        info = result_meta.get(SERVER_INFO_META_KEY)
         self.server_info = t.Implementation.model_validate(info) if info else None
         return result
 
@@ -304,7 +305,7 @@ class ClientSession:
     async def _on_request(self, message: dict[str, Any], metadata: Any) -> None:
         request_id = message["id"]
         method = message["method"]
-        params = message.get("params") or {}
+        params: dict[str, Any] = message.get("params") or {}
         try:
             result = await self._answer(method, params, request_id)
             response = m.result_response(request_id, result)
@@ -340,14 +341,15 @@ class ClientSession:
 
     async def _on_notification(self, message: dict[str, Any], metadata: Any) -> None:
         method = message["method"]
-        params = message.get("params") or {}
+        params: dict[str, Any] = message.get("params") or {}
         for hook in self.notification_hooks:
             await hook(method, params)
         meta = params.get("_meta")
         if self._subscriptions and type(meta) is dict:
             from mcp.client.subscriptions import SUBSCRIPTION_ID_META_KEY, event_for
 
-            subscription = self._subscriptions.get(meta.get(SUBSCRIPTION_ID_META_KEY))
+            subscription_id: Any = cast("dict[str, Any]", meta).get(SUBSCRIPTION_ID_META_KEY)
+            subscription = self._subscriptions.get(subscription_id)
             if subscription is not None:
                 if method == "notifications/subscriptions/acknowledged":
                     subscription._acknowledge(params.get("notifications") or {})

@@ -58,10 +58,9 @@ async def stdio_client(
     """Start the server process and yield `(read_stream, write_stream)` speaking to it."""
     env = {**get_default_environment(), **(server.env or {})}
     stderr: Any = None
-    if errlog is None:
-        errlog = sys.stderr
+    log: TextIO = sys.stderr if errlog is None else errlog
     try:
-        stderr = errlog.fileno()
+        stderr = log.fileno()
     except (AttributeError, OSError, ValueError):
         stderr = subprocess.DEVNULL
     process = await anyio.open_process(

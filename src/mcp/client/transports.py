@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
 from mcp.shared.message import SessionMessage
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel.server import Server
 
 
 def open_transport(target: Any, *, raise_exceptions: bool = False) -> Any:
@@ -30,13 +33,13 @@ def open_transport(target: Any, *, raise_exceptions: bool = False) -> Any:
                     "StdioServerParameters or a transport")
 
 
-def _lowlevel_server(target: Any) -> Any:
+def _lowlevel_server(target: Any) -> Server[Any] | None:
     from mcp.server.lowlevel.server import Server
 
     if isinstance(target, Server):
-        return target
+        return cast("Server[Any]", target)
     inner = getattr(target, "_lowlevel_server", None)
-    return inner if isinstance(inner, Server) else None
+    return cast("Server[Any]", inner) if isinstance(inner, Server) else None
 
 
 @asynccontextmanager

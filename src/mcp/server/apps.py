@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from mcp.server.extension import Extension, ResourceBinding, ToolBinding
 
@@ -96,7 +96,7 @@ class Apps(Extension):
 
     def add_resource(self, resource: Any) -> None:
         _check_ui_uri(str(resource.uri))
-        fields_set = getattr(resource, "model_fields_set", set())
+        fields_set: set[str] = getattr(resource, "model_fields_set", set[str]())
         if "mime_type" not in fields_set:
             resource.mime_type = APP_MIME_TYPE
         elif resource.mime_type != APP_MIME_TYPE:
@@ -119,6 +119,6 @@ class Apps(Extension):
 def client_supports_apps(ctx: Any) -> bool:
     """True when the client declared the UI extension and listed the app MIME type."""
     caps = ctx.client_capabilities
-    extensions = getattr(caps, "extensions", None) or {}
+    extensions: dict[str, Any] = getattr(caps, "extensions", None) or {}
     settings = extensions.get(EXTENSION_ID)
-    return isinstance(settings, dict) and APP_MIME_TYPE in (settings.get("mimeTypes") or [])
+    return isinstance(settings, dict) and APP_MIME_TYPE in (cast("dict[str, Any]", settings).get("mimeTypes") or [])

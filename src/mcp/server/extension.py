@@ -58,17 +58,17 @@ class MethodBinding:
             raise ValueError(f"MethodBinding for {self.method!r} has an empty protocol_versions set: it could never be served")
 
 
-_SPEC_METHODS: frozenset[str] | None = None
+_spec_methods_cache: frozenset[str] | None = None
 
 
 def _spec_methods_cached() -> frozenset[str]:
-    global _SPEC_METHODS
-    if _SPEC_METHODS is None:
+    global _spec_methods_cache
+    if _spec_methods_cache is None:
         try:
-            _SPEC_METHODS = spec_methods()
+            _spec_methods_cache = spec_methods()
         except Exception:  # pragma: no cover - the table is part of mcp.types
-            _SPEC_METHODS = frozenset()
-    return _SPEC_METHODS
+            _spec_methods_cache = frozenset()
+    return _spec_methods_cache
 
 
 class Extension:
@@ -166,7 +166,7 @@ def require_client_extension(ctx: Any, identifier: str) -> None:
     caps = ctx.client_capabilities if hasattr(ctx, "client_capabilities") else None
     if caps is None and hasattr(ctx, "request_context"):
         caps = ctx.request_context.session.client_capabilities
-    declared = getattr(caps, "extensions", None) or {}
+    declared: dict[str, Any] = getattr(caps, "extensions", None) or {}
     if identifier not in declared:
         raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, f"This request requires the client extension {identifier}",
                        {"requiredCapabilities": {"extensions": {identifier: {}}}})

@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INVALID_PARAMS
@@ -141,7 +141,7 @@ def _invalid(reason: str) -> MCPError:
 def request_binding(method: str, params: dict[str, Any]) -> str:
     """A digest of what a token may be replayed against: method, target and arguments."""
     target = params.get("uri") if method == "resources/read" else params.get("name")
-    arguments = params.get("arguments") or {}
+    arguments: Any = params.get("arguments") or {}
     canonical = json.dumps([method, target, arguments], sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
@@ -173,6 +173,7 @@ class RequestStateBoundary:
             raise _invalid("undecodable payload") from None
         if not isinstance(payload, dict):
             raise _invalid("payload is not an object")
+        payload = cast("dict[str, Any]", payload)
         if payload.get("aud") != self.audience:
             raise _invalid(f"audience {payload.get('aud')!r} is not {self.audience!r}")
         expires = payload.get("exp")

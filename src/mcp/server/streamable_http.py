@@ -28,12 +28,13 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import sniffio
 
 from mcp._protocol import http as h
 from mcp._protocol import messages as m
@@ -145,7 +146,7 @@ class ResponseChannel:
         self.closed = False
         self.finished = anyio.Event()
         """Set once the final response has been produced (sent or stored)."""
-        self._lock = anyio.Lock()
+        self._lock = _SendLock()
 
     async def deliver(self, message: dict[str, Any]) -> bool:
         """Put `message` on this POST's response; False if it cannot go there (the caller then
@@ -479,15 +480,15 @@ class StreamableHTTPSessionManager:
             else:
                 cancel_scope.cancel()
 
+        async def serve() -> None:
+            if resumable:
+                await channel.open_stream()
+            await session.peer.handle(message, metadata)
+            if new_session is not None and session.protocol_version is None:
+                self._terminate(new_session)  # initialize failed: no session (before anyone sees the answer)
+
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(watch, tg.cancel_scope)
-                try:
-                    if resumable:
-                        await channel.open_stream()
-                    await session.peer.handle(message, metadata)
-                finally:
-                    tg.cancel_scope.cancel()
+            await _watching(watch, serve)
         finally:
             if resumable:
                 self._live.pop(channel.stream_id, None)
@@ -723,6 +724,72 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> A
         chunks.append(chunk)
         if not event.get("more_body", False):
             return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
+class _SendLock:
+    """A lock for the writers of one HTTP response; taking it free costs no event-loop pass (an
+    `anyio.Lock` checkpoints on every acquire, which is most of a small response's cost)."""
+
+    __slots__ = ("_locked", "_waiters")
+
+    def __init__(self) -> None:
+        self._locked = False
+        self._waiters: deque[anyio.Event] = deque()
+
+    async def __aenter__(self) -> None:
+        if not self._locked:
+            self._locked = True
+            return
+        turn = anyio.Event()
+        self._waiters.append(turn)
+        try:
+            await turn.wait()
+        except BaseException:
+            if turn.is_set():
+                self._release()  # handed the lock while being cancelled: pass it on
+            else:
+                self._waiters.remove(turn)
+            raise
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._release()
+
+    def _release(self) -> None:
+        if self._waiters:
+            self._waiters.popleft().set()  # ownership passes straight to the next writer
+        else:
+            self._locked = False
+
+
+async def _watching(watch: Callable[[anyio.CancelScope], Awaitable[None]], body: Callable[[], Awaitable[None]]) -> None:
+    """Run `body` while `watch` waits for the client to disconnect (and may cancel `body`).
+
+    On asyncio the watcher is a bare task (a task group per request costs several event-loop
+    passes and most of the per-request overhead); elsewhere, a task group."""
+    if sniffio.current_async_library() == "asyncio":
+        import asyncio
+
+        scope = anyio.CancelScope()
+
+        async def guarded() -> None:
+            try:
+                await watch(scope)
+            except Exception:  # the exchange is over; nothing to cancel
+                logger.debug("disconnect watcher ended", exc_info=True)
+
+        watcher = asyncio.get_running_loop().create_task(guarded())
+        try:
+            with scope:
+                await body()
+        finally:
+            watcher.cancel()
+        return
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch, tg.cancel_scope)
+        try:
+            await body()
+        finally:
+            tg.cancel_scope.cancel()
 
 
 async def _wait_disconnect(receive: Receive) -> None:

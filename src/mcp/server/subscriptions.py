@@ -148,4 +148,4 @@ class ListenHandler:
             unsubscribe()
             self._open.discard(send)
             send.close()
-        return SubscriptionsListenResult(_meta=tag)
+        return SubscriptionsListenResult(meta=tag)

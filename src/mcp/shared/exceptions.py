@@ -23,7 +23,7 @@ One function maps an exception to JSON-RPC error data (`error_data_for`), one ma
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from mcp.types.jsonrpc import INTERNAL_ERROR, URL_ELICITATION_REQUIRED
 
@@ -54,7 +54,8 @@ class MCPError(Exception):
         if hasattr(error, "error"):
             error = error.error
         if isinstance(error, dict):
-            return cls(int(error.get("code", INTERNAL_ERROR)), str(error.get("message", "")), error.get("data"))
+            wire = cast("dict[str, Any]", error)
+            return cls(int(wire.get("code", INTERNAL_ERROR)), str(wire.get("message", "")), wire.get("data"))
         return cls(error.code, error.message, getattr(error, "data", None))
 
     @classmethod
@@ -87,7 +88,10 @@ class UrlElicitationRequiredError(MCPError):
     """The server needs the user to complete a URL elicitation before the request can proceed."""
 
     def __init__(self, elicitations: list[Any], message: str | None = None) -> None:
-        data = {"elicitations": [e if isinstance(e, dict) else e.model_dump(by_alias=True, exclude_none=True) for e in elicitations]}
+        wire: list[Any] = [
+            e if isinstance(e, dict) else e.model_dump(by_alias=True, exclude_none=True) for e in elicitations
+        ]
+        data = {"elicitations": wire}
         super().__init__(URL_ELICITATION_REQUIRED, message or "URL elicitation required", data)
         self.elicitations = elicitations
 
@@ -140,7 +144,7 @@ def single_leaf(exc: BaseException) -> BaseException:
     """The one real error inside nested single-member exception groups (else `exc` itself), so that
     task-group plumbing never reaches users as a bare `ExceptionGroup`."""
     while isinstance(exc, _BaseExceptionGroup) and len(exc.exceptions) == 1:  # pyright: ignore
-        exc = exc.exceptions[0]  # pyright: ignore
+        exc = cast(BaseException, exc.exceptions[0])  # pyright: ignore
     return exc
 
 

@@ -15,7 +15,7 @@ import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Generic, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Generic, cast, get_args, get_origin
 
 import anyio.to_thread
 from typing_extensions import TypeVar
@@ -23,6 +23,9 @@ from typing_extensions import TypeVar
 from mcp.shared.exceptions import InvalidSignature, MCPError
 from mcp.types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp.types.version import MODERN_VERSIONS
+
+if TYPE_CHECKING:
+    from mcp.types._sampling import IncludeContext
 
 T = TypeVar("T", default=Any)
 
@@ -181,7 +184,7 @@ class Asker:
         state = recorded or {}
         answers: dict[str, Any] = dict(state.get("answers") or {})
         asked: dict[str, str] = state.get("asked") or {}
-        responses = context.input_responses or {}
+        responses: Any = context.input_responses or {}
         if isinstance(responses, dict):
             for key, response in responses.items():  # pyright: ignore[reportUnknownVariableType]
                 digest = asked.get(key)  # pyright: ignore[reportUnknownArgumentType]
@@ -191,7 +194,7 @@ class Asker:
 
     def _require(self, capability: str, extra: dict[str, Any] | None = None) -> None:
         caps = self.context.client_capabilities
-        declared = caps.model_dump(exclude_none=True) if caps is not None else {}
+        declared: dict[str, Any] = caps.model_dump(exclude_none=True) if caps is not None else {}
         if capability not in declared or (extra and not all(k in declared[capability] for k in extra)):
             raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
                            {"requiredCapabilities": {capability: extra or {}}})
@@ -221,7 +224,7 @@ class Asker:
             self._require("sampling", {"tools": {}} if question.tools or question.tool_choice else None)
             params = CreateMessageRequestParams(
                 messages=question.messages, max_tokens=question.max_tokens, system_prompt=question.system_prompt,
-                include_context=question.include_context, temperature=question.temperature,
+                include_context=cast("IncludeContext | None", question.include_context), temperature=question.temperature,
                 stop_sequences=question.stop_sequences, metadata=question.metadata,
                 model_preferences=question.model_preferences, tools=question.tools, tool_choice=question.tool_choice,
             )
@@ -252,14 +255,15 @@ async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: An
         else:
             out = await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
         if isinstance(out, Elicit | Sample | ListRoots):
-            out = (out, await asker.ask(key, out))
+            question = cast("Elicit[Any] | Sample | ListRoots", out)
+            out = (question, await asker.ask(key, question))
         done[fn] = out
         return out
 
     async def consume(param: str, fn: Any, annotation: Any) -> Any:
         value = await value_of(fn, param)
         if not isinstance(value, tuple) or len(value) != 2 or not isinstance(value[0], Elicit | Sample | ListRoots):  # pyright: ignore
-            return value
+            return value  # pyright: ignore[reportUnknownVariableType]
         question, answer = value  # pyright: ignore[reportUnknownVariableType]
         return _convert(param, question, answer, annotation)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, Union
+from typing import Any, Generic, Literal, Union, cast
 
 from pydantic import BaseModel
 from typing_extensions import TypeVar
@@ -62,10 +62,11 @@ def _resolve(prop: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
         return merged
     any_of = prop.get("anyOf")
     if isinstance(any_of, list):
-        non_null = [p for p in any_of if p.get("type") != "null"]  # pyright: ignore
+        options = cast("list[dict[str, Any]]", any_of)
+        non_null = [p for p in options if p.get("type") != "null"]
         if len(non_null) == 1:
             rest = {k: v for k, v in prop.items() if k != "anyOf"}
-            return {**_resolve(non_null[0], defs), **rest}  # pyright: ignore
+            return {**_resolve(non_null[0], defs), **rest}
     return prop
 
 
@@ -75,7 +76,10 @@ def _is_primitive(prop: dict[str, Any]) -> bool:
         return True
     if kind == "array":
         items = prop.get("items", {})
-        return isinstance(items, dict) and (items.get("type") == "string" or "anyOf" in items or "enum" in items)
+        if not isinstance(items, dict):
+            return False
+        spec = cast("dict[str, Any]", items)
+        return spec.get("type") == "string" or "anyOf" in spec or "enum" in spec
     return "enum" in prop or "oneOf" in prop
 
 

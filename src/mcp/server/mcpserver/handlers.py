@@ -10,7 +10,7 @@ import base64
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver.context import Context
@@ -70,7 +70,7 @@ async def with_request_state(server: MCPServer, ctx: ServerRequestContext[Any],
         sealed = server._boundary.seal(ctx, ctx.method, raw, result.request_state, None)
         result = result.model_copy(update={"request_state": sealed})
     elif type(result) is dict:
-        return _result(server, result, "CallToolResult")
+        return _result(server, cast("dict[str, Any]", result), "CallToolResult")
     return result
 
 
@@ -81,10 +81,6 @@ def _result(server: MCPServer, wire: dict[str, Any], model_name: str) -> Any:
     import mcp.types
 
     return getattr(mcp.types, model_name).model_validate(wire)
-
-
-def _context(server: MCPServer, ctx: ServerRequestContext[Any]) -> Context:
-    return Context(ctx, server)
 
 
 # -- tools --------------------------------------------------------------------------------------------
@@ -98,16 +94,17 @@ async def list_tools(server: MCPServer, ctx: ServerRequestContext[Any], params: 
             wire = server._tools_result = {"tools": [t.wire() for t in server._tools.values()]}
         return _result(server, wire, "ListToolsResult")
     tools, next_cursor = page([t.wire() for t in server._tools.values()], cursor, server._page_size)
-    wire = {"tools": list(tools)}
+    paged: dict[str, Any] = {"tools": list(tools)}
     if next_cursor is not None:
-        wire["nextCursor"] = next_cursor
-    return _result(server, wire, "ListToolsResult")
+        paged["nextCursor"] = next_cursor
+    return _result(server, paged, "ListToolsResult")
 
 
 def _call_params(params: Any) -> tuple[str, dict[str, Any] | None]:
     """tools/call params, checked by hand (no model on the hot path)."""
-    if type(params) is not dict or type(params.get("name")) is not str:
+    if type(params) is not dict or type(cast("dict[str, Any]", params).get("name")) is not str:
         raise MCPError(INVALID_PARAMS, "Invalid params: tools/call needs a string 'name'")
+    params = cast("dict[str, Any]", params)
     arguments = params.get("arguments")
     if arguments is not None and type(arguments) is not dict:
         raise MCPError(INVALID_PARAMS, "Invalid params: 'arguments' must be an object")
@@ -118,7 +115,7 @@ def _call_params(params: Any) -> tuple[str, dict[str, Any] | None]:
             CallToolRequestParams.model_validate(params)
         except ValueError as exc:
             raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-    return params["name"], arguments
+    return params["name"], cast("dict[str, Any] | None", arguments)
 
 
 async def call_tool(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
@@ -131,7 +128,7 @@ async def call_tool(server: MCPServer, ctx: ServerRequestContext[Any], params: A
     if "requestState" not in params and not tool.signature.resolvers:
         out = await tool.call_wire(arguments, Context(ctx, server) if tool.signature.needs_context else None)
         if type(out) is dict:
-            return _result(server, out, "CallToolResult")
+            return _result(server, cast("dict[str, Any]", out), "CallToolResult")
         if getattr(out, "result_type", None) != "input_required":
             return out
         return await with_request_state(server, ctx, functools.partial(_value, out))
@@ -188,9 +185,9 @@ def read_result(uri: str, contents: Sequence[Any]) -> Any:
         content = item.content
         if isinstance(content, bytes | bytearray):
             out.append(BlobResourceContents(uri=uri, blob=base64.b64encode(content).decode(), mime_type=item.mime_type,
-                                            _meta=item.meta))
+                                            meta=item.meta))
         else:
-            out.append(TextResourceContents(uri=uri, text=content, mime_type=item.mime_type, _meta=item.meta))
+            out.append(TextResourceContents(uri=uri, text=content, mime_type=item.mime_type, meta=item.meta))
     return ReadResourceResult(contents=out)
 
 

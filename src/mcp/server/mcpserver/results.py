@@ -28,7 +28,7 @@ import types
 import typing
 import warnings
 from collections.abc import Callable
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any, cast, get_args, get_origin, get_type_hints
 
 from typing_extensions import is_typeddict
 
@@ -110,7 +110,9 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
         return OutputPlan(lambda: _adapter_plan(bare))
     if _is_dict_with_str_keys(bare):
         return OutputPlan(lambda: _dict_plan(fn_name, annotation))
-    if (inspect.isclass(bare) and bare is not Any and not issubclass(bare, _SCALARS) and get_origin(bare) is None
+    # `typing.Any` is a class on Python 3.11+, hence the (to pyright, redundant) identity check.
+    if (inspect.isclass(bare) and bare is not Any  # pyright: ignore[reportUnnecessaryComparison]
+            and not issubclass(bare, _SCALARS) and get_origin(bare) is None
             and not _is_builtin(bare)):
         fields = _class_fields(bare)
         if fields:
@@ -236,8 +238,8 @@ def _typeddict_plan(cls: type) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     from pydantic import ConfigDict, create_model
 
     required: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
-    fields = {name: (hint, ... if name in required else None)
-              for name, hint in get_type_hints(cls, include_extras=True).items()}
+    fields: dict[str, Any] = {name: (hint, ... if name in required else None)
+                              for name, hint in get_type_hints(cls, include_extras=True).items()}
     model = create_model(cls.__name__, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)
     validate = model.__pydantic_validator__.validate_python
     return model.model_json_schema(mode="serialization"), lambda value: validate(value).model_dump(
@@ -259,7 +261,7 @@ def _wrapped(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[A
 def to_wire_content(value: Any) -> list[dict[str, Any]]:
     """Render a return value as wire content blocks: text as is, lists flattened one block per
     item, media and content blocks passed through, anything else as JSON indented by 2."""
-    kind = type(value)
+    kind = cast("type[Any]", type(value))
     if kind is str:
         return [{"type": "text", "text": value}]
     if value is None:

@@ -33,6 +33,16 @@ def _misuse(decorator: str, example: str) -> TypeError:
 class Settings:
     """The server's settings (read-only view of constructor options)."""
 
+    # Declarations only (no class attributes): the values are set per instance by `__init__`.
+    debug: bool
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+    warn_on_duplicate_tools: bool
+    warn_on_duplicate_resources: bool
+    warn_on_duplicate_prompts: bool
+    dependencies: list[str]
+    lifespan: Any
+    auth: Any
+
     def __init__(self, **values: Any) -> None:
         self.__dict__.update(values)
 
@@ -479,7 +489,7 @@ def _run_loop(main: Callable[[], Any]) -> None:
     options: dict[str, Any] = {}
     if not os.environ.get("MCP_NO_UVLOOP"):
         try:
-            import uvloop  # noqa: F401  # pyright: ignore[reportMissingImports]
+            import uvloop  # noqa: F401  # pyright: ignore[reportMissingImports, reportUnusedImport]
 
             options["use_uvloop"] = True
         except ImportError:

@@ -22,8 +22,8 @@ _JSON_SCALARS = (type(None), bool, int, float, str)
 
 
 def _arg_model_base() -> Any:
-    global _ARG_MODEL_BASE
-    if _ARG_MODEL_BASE is None:
+    global _arg_model_base_cache
+    if _arg_model_base_cache is None:
         from pydantic import BaseModel, ConfigDict
 
         class ArgModelBase(BaseModel):
@@ -31,11 +31,11 @@ def _arg_model_base() -> Any:
 
             model_config = ConfigDict(arbitrary_types_allowed=True, validate_by_name=True, validate_by_alias=True)
 
-        _ARG_MODEL_BASE = ArgModelBase
-    return _ARG_MODEL_BASE
+        _arg_model_base_cache = ArgModelBase
+    return _arg_model_base_cache
 
 
-_ARG_MODEL_BASE: Any = None
+_arg_model_base_cache: Any = None
 
 
 def __getattr__(name: str) -> Any:
@@ -72,7 +72,7 @@ class Signature:
         fast = all(annotation in _FAST_TYPES and (default is _MISSING or type(default) in _JSON_SCALARS)
                    for _, annotation, default in params)
         self._fast: tuple[tuple[str, type, Any], ...] | None = (
-            tuple((n, a, d) for n, a, d in params) if fast and params is not None else None)
+            tuple((n, a, d) for n, a, d in params) if fast else None)
 
     @property
     def needs_context(self) -> bool:

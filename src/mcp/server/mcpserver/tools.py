@@ -11,7 +11,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.dependencies import NeedInput
@@ -79,7 +79,7 @@ class RegisteredTool:
             self._wire = Tool(
                 name=self.name, title=self.title, description=self.description,
                 input_schema=self.parameters, output_schema=self.output.output_schema,
-                annotations=self.annotations, icons=self.icons, _meta=self.meta,
+                annotations=self.annotations, icons=self.icons, meta=self.meta,
             )
         return self._wire
 
@@ -90,7 +90,7 @@ class RegisteredTool:
         if pairs is None:
             properties = self.parameters.get("properties", {})
             pairs = self._header_params = [
-                (name, str(prop["x-mcp-header"])) for name, prop in properties.items()
+                (name, str(cast("dict[str, Any]", prop)["x-mcp-header"])) for name, prop in properties.items()
                 if isinstance(prop, dict) and isinstance(prop.get("x-mcp-header"), str)  # pyright: ignore
             ]
         if not pairs:

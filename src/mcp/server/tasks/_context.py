@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp.server.mcpserver.context import Context
 from mcp.shared.exceptions import MCPError
@@ -62,7 +62,7 @@ class TaskContext(Context):
             return await super().elicit(message, schema)
         answer = await self._task.ask("elicitation/create",
                                       {"mode": "form", "message": message, "requestedSchema": requested})
-        return to_result(schema, answer if isinstance(answer, dict) else {})
+        return to_result(schema, cast("dict[str, Any]", answer) if isinstance(answer, dict) else {})
 
     async def input(self, method: str, params: dict[str, Any], *, key: str | None = None) -> Any:
         """Any server-to-client request (`elicitation/create`, `sampling/createMessage`,

@@ -46,7 +46,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import anyio
 import sniffio
@@ -455,7 +455,8 @@ class Tasks(Extension):
         """A task handle only goes to a 2026-07-28 request that declared the extension itself."""
         if ctx.protocol_version not in MODERN_VERSIONS:
             return False
-        extensions = (ctx.client_capabilities_raw or {}).get("extensions")
+        raw: dict[str, Any] = ctx.client_capabilities_raw or {}
+        extensions = raw.get("extensions")
         return isinstance(extensions, dict) and EXTENSION_ID in extensions
 
     async def _start(self, tool_name: str, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -513,7 +514,7 @@ class Tasks(Extension):
 
     async def _find(self, ctx: Any, params: Any) -> TaskState:
         require_client_extension(ctx, EXTENSION_ID)
-        task_id = params.get("taskId") if isinstance(params, dict) else None
+        task_id = cast("dict[str, Any]", params).get("taskId") if isinstance(params, dict) else None
         if not isinstance(task_id, str):
             raise MCPError(INVALID_PARAMS, "Invalid params: taskId must be a string")
         state = await self.store.get(task_id)

@@ -36,6 +36,8 @@ from mcp.types import (
 )
 
 if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
+
     from mcp.types import Icon
     from mcp.types import Prompt as WirePrompt
 
@@ -150,13 +152,14 @@ class Prompt:
         if context_kwarg is None:
             context_kwarg = signature.context_param
         aliases = dict(signature.renamed)
+        model_fields: dict[str, FieldInfo] = signature.arguments_model.model_fields
         arguments = [
             PromptArgument(
                 name=aliases.get(field_name, field_name),
                 description=field.description,
                 required=field.is_required(),
             )
-            for field_name, field in signature.arguments_model.model_fields.items()
+            for field_name, field in model_fields.items()
         ]
         if description is None:
             description = inspect.getdoc(fn) or None
@@ -219,7 +222,7 @@ class Prompt:
             if parsed is arguments:
                 raise
             validated = model.model_validate(parsed)
-        kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+        kwargs = {name: getattr(validated, name) for name in type(cast(BaseModel, validated)).model_fields}
         for field_name, param_name in sig.renamed:
             kwargs[param_name] = kwargs.pop(field_name)
         if self.context_kwarg is not None:

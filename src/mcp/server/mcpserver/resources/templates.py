@@ -188,7 +188,8 @@ class ResourceTemplate:
 
 def _parameter_names(signature: Signature) -> list[str]:
     renamed = dict(signature.renamed)
-    return [renamed.get(field, field) for field in signature.arguments_model.model_fields]
+    fields: dict[str, Any] = signature.arguments_model.model_fields
+    return [renamed.get(field, field) for field in fields]
 
 
 def _is_input_required(value: Any) -> bool:
