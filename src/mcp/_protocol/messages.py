@@ -6,7 +6,7 @@ which keys it has, then only its params are validated, once, by the handler's pa
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from mcp.types.jsonrpc import INVALID_REQUEST
 
@@ -27,26 +27,27 @@ class InvalidMessage(Exception):
         self.request_id = request_id
 
 
-def classify(message: Any) -> int:
+def classify(value: Any) -> int:
     """Which kind of envelope `message` is; raises `InvalidMessage` when it is none.
 
     Never raises anything else, whatever JSON value it is given. What it returns is safe to act on:
     a request's id and a result's id are a string or an integer (never a boolean), an error
     response's id is one of those or null, params (when present and not null) are an object."""
-    if type(message) is not dict:
-        raise InvalidMessage("Invalid Request: expected a JSON-RPC object" if not isinstance(message, list) else "Invalid Request: batches are not supported")
+    if type(value) is not dict:
+        raise InvalidMessage("Invalid Request: expected a JSON-RPC object" if not isinstance(value, list) else "Invalid Request: batches are not supported")
+    message = cast("dict[str, Any]", value)
     if message.get("jsonrpc") != "2.0":
         raise InvalidMessage("Invalid Request: jsonrpc must be \"2.0\"", _usable_id(message))
-    method = message.get("method")
+    method: Any = message.get("method")
     if method is not None:
         if type(method) is not str:
             raise InvalidMessage("Invalid Request: method must be a string", _usable_id(message))
-        params = message.get("params")
+        params: Any = message.get("params")
         if params is not None and type(params) is not dict:
             raise InvalidMessage("Invalid Request: params must be an object", _usable_id(message))
         if "id" not in message:
             return NOTIFICATION
-        request_id = message["id"]
+        request_id: Any = message["id"]
         if type(request_id) not in _ID_TYPES or type(request_id) is bool:
             raise InvalidMessage("Invalid Request: id must be a string or an integer")
         return REQUEST
@@ -55,7 +56,7 @@ def classify(message: Any) -> int:
             raise InvalidMessage("Invalid Request: a response id must be a string or an integer")
         return RESULT
     if "error" in message and type(message["error"]) is dict:
-        response_id = message.get("id")
+        response_id: Any = message.get("id")
         if response_id is not None and _usable_id(message) is None:
             raise InvalidMessage("Invalid Request: a response id must be a string, an integer or null")
         return ERROR

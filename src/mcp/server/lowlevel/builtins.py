@@ -6,7 +6,7 @@ building a model.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from mcp._protocol.lifecycle import negotiate_version
 from mcp.server.context import ServerRequestContext
@@ -19,16 +19,17 @@ from mcp.types.version import MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
 def _initialize_params(params: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
     if type(params) is not dict:
         raise MCPError(INVALID_PARAMS, "Invalid params: initialize needs params")
-    version = params.get("protocolVersion")
-    capabilities = params.get("capabilities")
-    client_info = params.get("clientInfo")
+    fields = cast("dict[str, Any]", params)
+    version: Any = fields.get("protocolVersion")
+    capabilities: Any = fields.get("capabilities")
+    client_info: Any = fields.get("clientInfo")
     if type(version) is not str:
         raise MCPError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
     if type(capabilities) is not dict:
         raise MCPError(INVALID_PARAMS, "Invalid params: capabilities must be an object")
     if type(client_info) is not dict or type(client_info.get("name")) is not str:
         raise MCPError(INVALID_PARAMS, "Invalid params: clientInfo must be an object with a name")
-    return version, capabilities, client_info
+    return version, cast("dict[str, Any]", capabilities), cast("dict[str, Any]", client_info)
 
 
 async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
