@@ -200,8 +200,8 @@ class Peer:
             raise pending.raised
         if "error" in response:
             raise _error_from_wire(response["error"])
-        result = response.get("result")
-        return result if type(result) is dict else {}
+        result: Any = response.get("result")
+        return cast("dict[str, Any]", result) if type(result) is dict else {}
 
     # -- incoming -----------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import sniffio
 
@@ -34,7 +34,8 @@ async def run_sync(fn: Callable[..., T], *args: Any) -> T:
         import asyncio
 
         context = contextvars.copy_context()
-        return await asyncio.get_running_loop().run_in_executor(_pool(), context.run, fn, *args)
+        result: Any = await asyncio.get_running_loop().run_in_executor(_pool(), context.run, fn, *args)  # pyright: ignore[reportArgumentType]
+        return cast(T, result)
     import anyio.to_thread
 
     return await anyio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)

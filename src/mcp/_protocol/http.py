@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, cast
 
 from mcp.types.jsonrpc import (
     HEADER_MISMATCH,
@@ -71,8 +71,8 @@ def header_mismatch(message: dict[str, Any], headers: dict[str, str]) -> str | N
         return f"Mcp-Method header {sent!r} does not match the request method {method!r}"
     name_param = _NAME_PARAM.get(method)
     if name_param is not None:
-        params = message.get("params")
-        expected = params.get(name_param) if type(params) is dict else None
+        params: Any = message.get("params")
+        expected: Any = cast("dict[str, Any]", params).get(name_param) if type(params) is dict else None
         name = headers.get(NAME_HEADER)
         if name is None:
             return "Missing Mcp-Name header"

@@ -147,7 +147,7 @@ class ServerSession:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {CLIENT_CAPABILITIES_META_KEY!r}")
             if method in REMOVED_ON_MODERN_WIRE:
                 raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (not part of {requested})")
-            return requested, caps
+            return requested, cast("dict[str, Any]", caps)
         if method in MODERN_ONLY:
             raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
         if method == "initialize" or self.protocol_version is not None:

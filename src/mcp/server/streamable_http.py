@@ -31,7 +31,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import sniffio
@@ -404,9 +404,9 @@ class StreamableHTTPSessionManager:
             await _send_error(send, 400, exc.request_id, INVALID_REQUEST, exc.reason)
             return
         version = headers.get(h.VERSION_HEADER)
-        params = message.get("params")
-        meta = params.get("_meta") if type(params) is dict else None
-        meta_version = meta.get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
+        params: Any = message.get("params")
+        meta: Any = cast("dict[str, Any]", params).get("_meta") if type(params) is dict else None
+        meta_version: Any = cast("dict[str, Any]", meta).get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
         request_id = message.get("id") if kind is m.REQUEST else None
         if version is not None and meta_version is None and version not in SUPPORTED_PROTOCOL_VERSIONS:
             await _send_error(send, 400, request_id, UNSUPPORTED_PROTOCOL_VERSION,
@@ -505,8 +505,8 @@ class StreamableHTTPSessionManager:
         checker = getattr(self.server, "header_params", None)
         if checker is None or message.get("method") != "tools/call":
             return None
-        params = message.get("params")
-        if type(params) is not dict or type(params.get("name")) is not str:
+        params: Any = message.get("params")
+        if type(params) is not dict or type(cast("dict[str, Any]", params).get("name")) is not str:
             return None  # no tool to check against: the handler answers the invalid params
         return checker(params, headers)
 

@@ -27,7 +27,7 @@ def _initialize_params(params: Any) -> tuple[str, dict[str, Any], dict[str, Any]
         raise MCPError(INVALID_PARAMS, "Invalid params: protocolVersion must be a string")
     if type(capabilities) is not dict:
         raise MCPError(INVALID_PARAMS, "Invalid params: capabilities must be an object")
-    if type(client_info) is not dict or type(client_info.get("name")) is not str:
+    if type(client_info) is not dict or type(cast("dict[str, Any]", client_info).get("name")) is not str:
         raise MCPError(INVALID_PARAMS, "Invalid params: clientInfo must be an object with a name")
     return version, cast("dict[str, Any]", capabilities), cast("dict[str, Any]", client_info)
 

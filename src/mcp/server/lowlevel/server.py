@@ -10,7 +10,7 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Generic
+from typing import Any, Generic, cast
 
 import anyio
 from typing_extensions import TypeVar
@@ -175,13 +175,13 @@ class Server(Generic[LifespanT]):
     def server_info_wire(self) -> dict[str, Any]:
         info = self._server_info_wire
         if info is None:
-            info = {"name": self.name, "version": self.version}
+            info: dict[str, Any] = {"name": self.name, "version": self.version}
             for key, value in (("title", self.title), ("description", self.description),
                                ("websiteUrl", self.website_url)):
                 if value is not None:
                     info[key] = value
             if self.icons:
-                info["icons"] = [i if isinstance(i, dict) else i.to_wire() for i in self.icons]
+                info["icons"] = [cast("dict[str, Any]", i) if isinstance(i, dict) else i.to_wire() for i in self.icons]
             self._server_info_wire = info
         return info
 
