@@ -17,9 +17,9 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
-from mcp._engine.stdio_pump import OversizedMessage
-from mcp._protocol.codec import ParseError, decode, encode_line
-from mcp._protocol.framing import OVERSIZED, LineFramer
+from mcp._engine.stdio_pump import frame_to_item
+from mcp._protocol.codec import encode_line
+from mcp._protocol.framing import LineFramer
 from mcp.shared.message import SessionMessage
 
 _INBOX_HIGH = 256
@@ -46,16 +46,8 @@ class _InboxProtocol(asyncio.Protocol):
             asyncio.get_running_loop().create_task(self._resume_when_drained())
 
     def _put(self, frame: Any) -> None:
-        if frame is OVERSIZED:
-            item: SessionMessage | Exception = OversizedMessage(
-                f"Invalid Request: message larger than the {self._max_line}-byte limit")
-        else:
-            try:
-                item = SessionMessage(decode(frame))
-            except ParseError as exc:
-                item = exc
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self._sink.send_nowait(item)
+            self._sink.send_nowait(frame_to_item(frame, self._max_line))
 
     async def _resume_when_drained(self) -> None:
         while self._sink.statistics().current_buffer_used > _INBOX_HIGH // 2:

@@ -26,6 +26,17 @@ class OversizedMessage(ValueError):
     code = INVALID_REQUEST
 
 
+def frame_to_item(frame: Any, max_line: int) -> SessionMessage | Exception:
+    """One frame from the `LineFramer` as what a peer's inbox carries: the decoded message, or the
+    error to answer with (oversized line, parse error)."""
+    if frame is OVERSIZED:
+        return OversizedMessage(f"Invalid Request: message larger than the {max_line}-byte limit")
+    try:
+        return SessionMessage(decode(frame))
+    except ParseError as exc:
+        return exc
+
+
 async def pump_in(
     read: Callable[[], Awaitable[bytes]],
     sink: MemoryObjectSendStream[SessionMessage | Exception],
@@ -45,15 +56,7 @@ async def pump_in(
             else:
                 frames = framer.feed(data)
             for frame in frames:
-                if frame is OVERSIZED:
-                    item: SessionMessage | Exception = OversizedMessage(
-                        f"Invalid Request: message larger than the {max_line}-byte limit"
-                    )
-                else:
-                    try:
-                        item = SessionMessage(decode(frame))
-                    except ParseError as exc:
-                        item = exc
+                item = frame_to_item(frame, max_line)
                 try:
                     try:
                         sink.send_nowait(item)

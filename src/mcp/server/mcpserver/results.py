@@ -16,7 +16,7 @@ Plain scalars (`int`, `str`, `float`, `bool`, `None`) returned with exactly thei
 skip the model entirely (the result is the same value pydantic would produce).
 
 At call time the plan validates the value against the schema's model and dumps it in JSON mode;
-`to_content` / `to_wire_content` render the same value as content blocks for the model.
+`to_wire_content` renders the same value as content blocks for the model.
 """
 
 from __future__ import annotations
@@ -283,27 +283,6 @@ def to_wire_content(value: Any) -> list[dict[str, Any]]:
     import pydantic_core
 
     return [{"type": "text", "text": pydantic_core.to_json(value, fallback=str, indent=2).decode()}]
-
-
-def to_content(value: Any) -> list[Any]:
-    """The same rendering as content block models."""
-    from mcp.types import TextContent
-
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [TextContent(text=value)]
-    if isinstance(value, list | tuple):
-        out: list[Any] = []
-        for item in value:  # pyright: ignore[reportUnknownVariableType]
-            out.extend(to_content(item))
-        return out
-    if _is_block(value):
-        return [value]
-    media = getattr(value, "to_content_block", None)
-    if media is not None:
-        return [media()]
-    return [TextContent.model_validate(block) for block in to_wire_content(value)]
 
 
 def _is_block(value: Any) -> bool:

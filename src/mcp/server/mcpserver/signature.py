@@ -221,6 +221,3 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
         return_annotation = sig.return_annotation
     return Signature(fn, name, params, context_param, return_annotation, is_async_callable(fn), hints, graph)
 
-
-def input_schema(signature: Signature) -> dict[str, Any]:
-    return signature.input_schema()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.dependencies import NeedInput
 from mcp.server.mcpserver.results import OutputPlan, compile_output, to_wire_content
-from mcp.server.mcpserver.signature import Signature, input_schema, inspect_function
+from mcp.server.mcpserver.signature import Signature, inspect_function
 from mcp.shared.exceptions import MCPError, ToolError
 
 if TYPE_CHECKING:
@@ -65,22 +65,18 @@ class RegisteredTool:
         """The input schema: generated from the signature, or the one given verbatim."""
         if self._input_schema is not None:
             return self._input_schema
-        return input_schema(self.signature)
+        return self.signature.input_schema()
 
     @property
     def output_schema(self) -> dict[str, Any] | None:
         return self.output.output_schema
 
     def to_tool(self) -> Tool:
-        """The `Tool` listed by tools/list (built once)."""
+        """The `Tool` listed by tools/list, as a model (built once from `wire()`)."""
         if self._wire is None:
             from mcp.types import Tool
 
-            self._wire = Tool(
-                name=self.name, title=self.title, description=self.description,
-                input_schema=self.parameters, output_schema=self.output.output_schema,
-                annotations=self.annotations, icons=self.icons, meta=self.meta,
-            )
+            self._wire = Tool.model_validate(self.wire())
         return self._wire
 
     def header_mismatch(self, arguments: dict[str, Any], headers: dict[str, str]) -> str | None:
