@@ -29,8 +29,10 @@ class FdWriter(Protocol):
 
 
 def pollable(fd: int) -> bool:
+    """Whether an event loop can watch `fd`: pipes, sockets and terminals. Other character
+    devices (`/dev/null`) and regular files cannot be registered with epoll."""
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 class _ThreadReader:
