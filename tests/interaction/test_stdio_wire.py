@@ -18,9 +18,9 @@ INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
 class RawServer:
     """A server subprocess with line-oriented, time-bounded I/O."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, script: Path = SERVER) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, str(script), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, bufsize=0,
         )
         self.transcript: list[bytes] = []

@@ -3,7 +3,8 @@ connection's inbox, and outgoing messages are written straight to the pipe trans
 
 Compared with reader/writer tasks around memory streams this saves several event-loop passes per
 message. Backpressure holds both ways: reading pauses while the inbox is over its high-water mark,
-and writers wait for the pipe to drain when its buffer is over its own.
+and writers wait for the pipe to drain when its buffer is over its own. The writer may also be used
+from worker threads (see `DirectLineWriter`).
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import asyncio
 import contextlib
 import math
 import os
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._engine.stdio_pump import frame_to_item
 from mcp._protocol.codec import encode_line
@@ -33,6 +36,8 @@ class _InboxProtocol(asyncio.Protocol):
         self._max_line = max_line
         self._transport: Any = None
         self._paused = False
+        self.direct: Callable[[SessionMessage | Exception], bool] | None = None
+        """Offered each message first while nothing is queued; True means it was taken."""
 
     def connection_made(self, transport: Any) -> None:
         self._transport = transport
@@ -46,8 +51,12 @@ class _InboxProtocol(asyncio.Protocol):
             asyncio.get_running_loop().create_task(self._resume_when_drained())
 
     def _put(self, frame: Any) -> None:
+        item = frame_to_item(frame, self._max_line)
+        direct = self.direct
+        if direct is not None and not self._sink.statistics().current_buffer_used and direct(item):
+            return
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self._sink.send_nowait(frame_to_item(frame, self._max_line))
+            self._sink.send_nowait(item)
 
     async def _resume_when_drained(self) -> None:
         while self._sink.statistics().current_buffer_used > _INBOX_HIGH // 2:
@@ -67,55 +76,99 @@ class _InboxProtocol(asyncio.Protocol):
         self._sink.close()
 
 
-class _DrainProtocol(asyncio.Protocol):
-    def __init__(self) -> None:
-        self._waiters: list[asyncio.Future[None]] = []
-        self._paused = False
-        self.lost = False
-
-    def pause_writing(self) -> None:
-        self._paused = True
-
-    def resume_writing(self) -> None:
-        self._paused = False
-        for waiter in self._waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-        self._waiters.clear()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.lost = True
-        self.resume_writing()
-
-    async def drain(self) -> None:
-        if self._paused and not self.lost:
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
-            await waiter
-
-
 class DirectLineWriter:
-    """Quacks like the send half of a memory stream; writes each message as one line, at once.
+    """Quacks like the send half of a memory stream; writes each message as one line, at once,
+    straight to the (non-blocking) pipe. Also writable from worker threads (`write_threadsafe`), so
+    an offloaded request's worker answers without a hop back to the loop. A lock keeps lines whole;
+    what the pipe does not take is buffered and flushed by the loop when the pipe is writable.
     A message that cannot be encoded raises `EncodeError` at the sender (responses never do: see
     `encode_line`)."""
 
-    def __init__(self, transport: Any, protocol: _DrainProtocol) -> None:
-        self._transport = transport
-        self._protocol = protocol
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+        os.set_blocking(fd, False)
+        self._loop = loop
+        self._loop_thread = threading.get_ident()
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._pending = bytearray()
+        """Bytes the pipe has not taken yet (only while it is full)."""
+        self._watching = False
+        self._drain_waiters: list[asyncio.Future[None]] = []
         self._closed = False
+        self.lost = False
+
+    def _write(self, data: bytes) -> None:
+        """Write or buffer `data`; call with the lock held."""
+        if self.lost or self._fd < 0:
+            raise anyio.BrokenResourceError
+        if not self._pending:
+            try:
+                written = os.write(self._fd, data)
+            except BlockingIOError:
+                written = 0
+            except OSError:
+                self.lost = True
+                raise anyio.BrokenResourceError from None
+            if written == len(data):
+                return
+            data = data[written:]
+        self._pending += data
+        if not self._watching:
+            self._watching = True
+            if threading.get_ident() == self._loop_thread:
+                self._loop.add_writer(self._fd, self._on_writable)
+            else:
+                self._loop.call_soon_threadsafe(self._loop.add_writer, self._fd, self._on_writable)
+
+    def _on_writable(self) -> None:
+        with self._lock:
+            if self._pending and not self.lost and self._fd >= 0:
+                try:
+                    written = os.write(self._fd, self._pending)
+                except BlockingIOError:
+                    written = 0
+                except OSError:
+                    self.lost = True
+                    self._pending.clear()
+                    written = 0
+                del self._pending[:written]
+            if self._pending and not self.lost:
+                return
+            self._watching = False
+            if self._fd >= 0:
+                self._loop.remove_writer(self._fd)
+        for waiter in self._drain_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._drain_waiters.clear()
 
     def send_nowait(self, item: SessionMessage) -> None:
-        if self._closed or self._protocol.lost:
+        if self._closed or self.lost:
             raise anyio.BrokenResourceError
-        if self._transport.get_write_buffer_size() > _WRITE_HIGH:
+        if len(self._pending) > _WRITE_HIGH:
             raise anyio.WouldBlock
-        self._transport.write(encode_line(item.message))
+        line = encode_line(item.message)
+        with self._lock:
+            self._write(line)
 
     async def send(self, item: SessionMessage) -> None:
-        if self._closed or self._protocol.lost:
+        if self._closed or self.lost:
             raise anyio.BrokenResourceError
-        self._transport.write(encode_line(item.message))
-        await self._protocol.drain()
+        line = encode_line(item.message)
+        with self._lock:
+            self._write(line)
+        if len(self._pending) > _WRITE_HIGH and not self.lost:
+            waiter = self._loop.create_future()
+            self._drain_waiters.append(waiter)
+            await waiter
+
+    def write_threadsafe(self, message: dict[str, Any]) -> None:
+        """Write one message from any thread (no backpressure: the peer bounds requests in flight)."""
+        if self._closed or self.lost:
+            raise anyio.BrokenResourceError
+        line = encode_line(message)
+        with self._lock:
+            self._write(line)
 
     def close(self) -> None:
         self._closed = True
@@ -126,18 +179,57 @@ class DirectLineWriter:
     async def flush(self, timeout: float = 2.0) -> None:
         """Wait (bounded) until everything written has reached the pipe."""
         with anyio.move_on_after(timeout):
-            while self._transport.get_write_buffer_size() and not self._protocol.lost:
+            while self._pending and not self.lost:
                 await asyncio.sleep(0.005)
 
     def shutdown(self) -> None:
-        self._transport.close()
+        with self._lock:
+            fd, self._fd = self._fd, -1
+            if fd >= 0:
+                if self._watching:
+                    self._loop.remove_writer(fd)
+                with contextlib.suppress(OSError):
+                    os.set_blocking(fd, True)  # the pipe (or terminal) is shared with whoever gave it to us
+                os.close(fd)
 
 
-async def open_stdio(in_fd: int, out_fd: int, max_line: int) -> tuple[Any, DirectLineWriter, Any]:
+class Inbox:
+    """The read stream of the fast path: the receive half of the inbox, plus a way for the consumer
+    to take messages straight from the read callback (`set_direct_consumer`), skipping the queue
+    and the loop pass it costs."""
+
+    def __init__(self, receive: MemoryObjectReceiveStream[SessionMessage | Exception], protocol: _InboxProtocol) -> None:
+        self._receive = receive
+        self._protocol = protocol
+        self.receive_nowait = receive.receive_nowait
+        self.receive = receive.receive
+        self.close = receive.close
+        self.aclose = receive.aclose
+        self.statistics = receive.statistics
+
+    def set_direct_consumer(self, consumer: Callable[[SessionMessage | Exception], bool] | None) -> None:
+        self._protocol.direct = consumer
+
+    def __aiter__(self) -> Inbox:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self._receive.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Inbox:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._receive.close()
+
+
+async def open_stdio(in_fd: int, out_fd: int, max_line: int) -> tuple[Inbox, DirectLineWriter, Any]:
     """(read stream, direct writer, read transport) over two pipe fds, owned from here on."""
     loop = asyncio.get_running_loop()
     send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
-    read_transport, _ = await loop.connect_read_pipe(lambda: _InboxProtocol(send, max_line),
-                                                     os.fdopen(in_fd, "rb", buffering=0))
-    write_transport, protocol = await loop.connect_write_pipe(_DrainProtocol, os.fdopen(out_fd, "wb", buffering=0))
-    return receive, DirectLineWriter(write_transport, protocol), read_transport
+    protocol = _InboxProtocol(send, max_line)
+    read_transport, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(in_fd, "rb", buffering=0))
+    return Inbox(receive, protocol), DirectLineWriter(loop, out_fd), read_transport

@@ -11,10 +11,18 @@ answers its request (-32603), and both directions are bounded: at most `max_conc
 incoming requests are served at once (beyond that a request is answered at once with -32603 "Too
 many concurrent requests", without starting a task), and at most `max_pending_requests` outgoing
 requests may await answers (beyond that `send_request` raises `MCPError`).
+
+Offloading: when the owner can turn a request into one synchronous job (`offload`, e.g. a tools/call
+of a plain sync function) and the write stream can be written from any thread (`write_threadsafe`,
+the asyncio stdio transport), the job runs on a worker thread that also writes the response. No task,
+no cancel scope, no hop back to the loop: the thread hop a sync handler needs anyway is the only
+one. Completed jobs are settled on the loop lazily (`_settle`), before the next request is admitted.
 """
 
 from __future__ import annotations
 
+import collections
+import contextvars
 import itertools
 import logging
 import math
@@ -23,10 +31,11 @@ from contextvars import ContextVar
 from typing import Any, Final, cast
 
 import anyio
+import sniffio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from mcp._engine import tap
+from mcp._engine import tap, workers
 from mcp._protocol import messages as m
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -37,6 +46,8 @@ logger = logging.getLogger("mcp.engine")
 RequestHandler = Callable[[dict[str, Any], Any], Awaitable[None]]
 """Serves one request and sends its response itself (it knows the revision in force)."""
 NotificationHandler = Callable[[dict[str, Any], Any], Awaitable[None]]
+Offload = Callable[[dict[str, Any]], "Callable[[], dict[str, Any]] | None"]
+"""Given a request: a synchronous job returning its whole response, or None to serve it as usual."""
 
 ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
 WriteStream = MemoryObjectSendStream[SessionMessage]
@@ -65,6 +76,18 @@ current_cancellation: ContextVar[CancellationFlag | None] = ContextVar("mcp_requ
 """The cancellation flag of the request being served in this task (read by `Context.cancelled`)."""
 
 _ID_TYPES = (str, int)
+
+
+class _OffloadedCall:
+    """An offloaded request in the in-flight table; `cancel()` only stops its response."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
 
 
 class _Pending:
@@ -102,6 +125,7 @@ class Peer:
         track_ids: bool = True,
         max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
         max_pending_requests: int = DEFAULT_MAX_PENDING_REQUESTS,
+        offload: Offload | None = None,
     ) -> None:
         if max_concurrent_requests < 1 or max_pending_requests < 1:
             raise ValueError("max_concurrent_requests and max_pending_requests must be at least 1")
@@ -112,7 +136,19 @@ class Peer:
         self._on_notification = on_notification
         self._ids = itertools.count(1)
         self._pending: dict[Any, _Pending] = {}
-        self._in_flight: dict[Any, anyio.CancelScope] = {}
+        self._in_flight: dict[Any, anyio.CancelScope | _OffloadedCall] = {}
+        write_threadsafe = getattr(write_stream, "write_threadsafe", None)
+        self._offload = offload if write_threadsafe is not None else None
+        self._write_threadsafe: Callable[[dict[str, Any]], None] | None = write_threadsafe
+        self._offloaded = 0
+        """Offloaded requests submitted and not yet settled (part of `_active`)."""
+        self._completed: collections.deque[tuple[Any, _OffloadedCall]] = collections.deque()
+        """Offloaded requests finished by their worker, appended there, settled on the loop."""
+        self._run_context: contextvars.Context | None = None
+        self._tg: TaskGroup | None = None
+        self._native: dict[Any, anyio.CancelScope] | None = None
+        """On asyncio: request tasks started with the loop's own `create_task` (cheaper than a task
+        group's), each with the cancel scope `_serve` runs in; stopped like the group's at the end."""
         self._drop_when_full = drop_when_full
         self._track_ids = track_ids
         """False for a connection shared by many independent clients (stateless HTTP): their
@@ -207,8 +243,15 @@ class Peer:
 
     async def run(self) -> None:
         """Receive until the read stream ends; in-flight handlers are cancelled at the end."""
+        self._run_context = contextvars.copy_context()
+        direct = getattr(self._read, "set_direct_consumer", None) if self._offload is not None else None
         try:
             async with anyio.create_task_group() as tg:
+                self._tg = tg
+                if sniffio.current_async_library() == "asyncio":
+                    self._native = {}
+                if direct is not None:
+                    direct(self._offer)
                 read = self._read
                 try:
                     while True:
@@ -230,12 +273,23 @@ class Peer:
                     # already received still deserve their answers (bounded by drain_timeout).
                     self._close()
                     with anyio.move_on_after(self.drain_timeout):
-                        while self._active:
+                        while True:
+                            self._settle()
+                            if not self._active:
+                                break
+                            if self._offloaded:  # workers do not wake the loop: poll
+                                await anyio.sleep(0.002)
+                                continue
                             self._drained = anyio.Event()
                             await self._drained.wait()
                 finally:
                     tg.cancel_scope.cancel()
+                    await self._stop_native_tasks()
         finally:
+            if direct is not None:
+                direct(None)
+            self._tg = None
+            self._native = None
             self._read.close()
             self._close()
             self._in_flight.clear()  # a task cancelled before its first step never unregisters
@@ -268,23 +322,25 @@ class Peer:
         if kind is m.REQUEST:
             # Admission is decided here, synchronously, before any task starts: the count and the
             # id table are exact, and a refused request costs no task.
+            if self._completed:
+                self._settle()
             request_id = message["id"]
             if self._active >= self.max_concurrent_requests:
                 await self.send(m.error_response(request_id, INTERNAL_ERROR, TOO_MANY_REQUESTS_MESSAGE,
                                                  {"limit": self.max_concurrent_requests}), item.metadata)
                 return
+            if self._track_ids and request_id in self._in_flight:
+                await self.send(m.error_response(request_id, INVALID_REQUEST,
+                                                 "Invalid Request: duplicate request id in flight"), item.metadata)
+                return
+            if tg is not None:
+                self._start(message, item.metadata, tg)
+                return
             scope = anyio.CancelScope()
             if self._track_ids:
-                if request_id in self._in_flight:
-                    await self.send(m.error_response(request_id, INVALID_REQUEST,
-                                                     "Invalid Request: duplicate request id in flight"), item.metadata)
-                    return
                 self._in_flight[request_id] = scope
             self._active += 1
-            if tg is None:
-                await self._serve(message, item.metadata, scope)
-            else:
-                tg.start_soon(self._serve, message, item.metadata, scope)
+            await self._serve(message, item.metadata, scope)
         elif kind is m.NOTIFICATION:
             if message["method"] == "notifications/cancelled":
                 self._cancel_in_flight(message.get("params"))
@@ -332,6 +388,10 @@ class Peer:
                     logger.exception("request handler failed for %r", message.get("method"))
                     await self._answer_internal_error(request_id, metadata)
         finally:
+            if self._native is not None:
+                import asyncio  # loaded: `_native` is only set on asyncio
+
+                self._native.pop(asyncio.current_task(), None)
             self._active -= 1
             if self._track_ids and self._in_flight.get(request_id) is scope:
                 del self._in_flight[request_id]
@@ -339,6 +399,116 @@ class Peer:
                 self._drained.set()
             current_cancellation.reset(scope_token)
             current_metadata.reset(token)
+
+    def _start(self, message: dict[str, Any], metadata: Any, tg: TaskGroup) -> None:
+        """Start serving an admitted request: offloaded to a worker, or in a task of its own."""
+        if self._offload is not None and metadata is None and self._try_offload(message):
+            return
+        scope = anyio.CancelScope()
+        if self._track_ids:
+            self._in_flight[message["id"]] = scope
+        self._active += 1
+        native = self._native
+        context = self._run_context
+        assert context is not None
+        if native is None:
+            context.run(tg.start_soon, self._serve, message, metadata, scope)
+            return
+        import asyncio
+
+        # Started in the connection's context (lifespan variables), even from a read callback.
+        task = context.run(asyncio.get_running_loop().create_task, self._serve(message, metadata, scope))
+        native[task] = scope  # `_serve` removes it when done
+
+    async def _stop_native_tasks(self) -> None:
+        """Cancel the natively started request tasks (their scopes: shields hold) and wait for them."""
+        native = self._native
+        if not native:
+            return
+        import asyncio
+
+        for scope in native.values():
+            scope.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.wait(list(native), timeout=self.drain_timeout)
+
+    def _offer(self, item: SessionMessage | Exception) -> bool:
+        """From the transport's read callback: start a request at once when it is admissible (id
+        not in flight, under the limit), saving the inbox's loop pass; anything else (refusals,
+        notifications, responses, garbage) goes through the inbox as usual."""
+        if type(item) is not SessionMessage or item.metadata is not None:
+            return False
+        message = item.message
+        if type(message) is not dict or "id" not in message:
+            return False
+        try:
+            if m.classify(message) is not m.REQUEST:
+                return False
+        except m.InvalidMessage:
+            return False
+        if self._completed:
+            self._settle()
+        tg = self._tg
+        if tg is None or self._active >= self.max_concurrent_requests or (
+                self._track_ids and message["id"] in self._in_flight):
+            return False
+        self._start(message, None, tg)
+        return True
+
+    def _try_offload(self, message: dict[str, Any]) -> bool:
+        """Submit an admitted request to a worker when the owner can make it one job."""
+        assert self._offload is not None
+        try:
+            job = self._offload(message)
+        except Exception:  # a planner's bug must not cost the request: serve it the usual way
+            logger.exception("planning %r failed", message.get("method"))
+            return False
+        if job is None:
+            return False
+        request_id = message["id"]
+        call = _OffloadedCall()
+        if self._track_ids:
+            self._in_flight[request_id] = call
+        self._active += 1
+        self._offloaded += 1
+        workers.submit(self._run_offloaded, request_id, message["method"], call, job)
+        return True
+
+    def _run_offloaded(self, request_id: Any, method: str, call: _OffloadedCall,
+                       job: Callable[[], dict[str, Any]]) -> None:
+        """On a worker thread: run an offloaded request and write its response (unless cancelled).
+        The request counts as finished before its response is written, so a client may reuse its
+        id as soon as it has the answer."""
+        try:
+            context = self._run_context
+            response = context.copy().run(job) if context is not None else job()
+        except BaseException:  # the job answers its own failures; this is the last line
+            logger.exception("offloaded request %r failed", method)
+            response = m.error_response(request_id, INTERNAL_ERROR, "Internal error")
+        self._completed.append((request_id, call))
+        if call.cancelled:
+            return
+        if tap.TAPS:
+            for observer in tap.TAPS:
+                observer(self._role, response, self.protocol_version, method)
+        write = self._write_threadsafe
+        assert write is not None
+        try:
+            write(response)
+        except Exception:
+            logger.debug("dropping the response to %r: the connection is gone", request_id)
+
+    def _settle(self) -> None:
+        """Account for offloaded requests their workers have finished (on the loop)."""
+        done = self._completed
+        while done:
+            request_id, call = done.popleft()
+            self._active -= 1
+            self._offloaded -= 1
+            if self._track_ids and self._in_flight.get(request_id) is call:
+                del self._in_flight[request_id]
+        if not self._active and self._drained is not None:
+            self._drained.set()
 
     async def _answer_internal_error(self, request_id: Any, metadata: Any) -> None:
         try:

@@ -9,6 +9,7 @@ fields a revision lacks pruned on older ones).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
@@ -89,7 +90,8 @@ class ServerSession:
         """Handshake-era `resources/subscribe` targets of this connection."""
         self.peer = Peer(read_stream, write_stream, role="server", on_request=self._on_request,
                          on_notification=self._on_notification, drop_when_full=drop_when_full,
-                         track_ids=not stateless, max_concurrent_requests=max_concurrent_requests)
+                         track_ids=not stateless, max_concurrent_requests=max_concurrent_requests,
+                         offload=self.plan_offload)
 
     async def run(self) -> None:
         await self.peer.run()
@@ -180,6 +182,40 @@ class ServerSession:
             if self.raise_exceptions and metadata is None:
                 metadata = RaisedException(exc)
         await self.peer.send(response, metadata, answers=method, version=version)
+
+    def plan_offload(self, message: dict[str, Any]) -> Callable[[], dict[str, Any]] | None:
+        """The whole request as one synchronous job producing its response, when the handler has a
+        planner that accepts it and nothing needs the event loop: an initialized handshake-era
+        connection, no middleware, no 2026-07-28 `_meta`. The peer may run it on a worker thread,
+        which then writes the response itself (no hop back to the loop). None: serve as usual."""
+        version = self.protocol_version
+        server = self.server
+        if version is None or server.middleware:
+            return None
+        method: str = message["method"]
+        entry = server._request_handlers.get(method)
+        if entry is None or entry.planner is None:
+            return None
+        params = message.get("params")
+        if type(params) is dict and "_meta" in params:
+            meta: Any = cast("dict[str, Any]", params)["_meta"]
+            if type(meta) is not dict or PROTOCOL_VERSION_META_KEY in meta:
+                return None
+        job = entry.planner(params)
+        if job is None:
+            return None
+        request_id = message["id"]
+
+        def respond() -> dict[str, Any]:
+            try:
+                return m.result_response(request_id, self._result_to_wire(method, job(), version))
+            except MCPError as exc:
+                return m.error_response(request_id, exc.code, exc.message, exc.data)
+            except Exception:
+                logger.exception("error handling %s", method)
+                return m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
+
+        return respond
 
     def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
         if type(result) is WireResult:

@@ -31,10 +31,16 @@ async def _default_lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
     yield {}
 
 
+Planner = Callable[[Any], "Callable[[], Any] | None"]
+"""Given a request's raw params: a synchronous job that computes its whole result, when it can be
+served without the event loop (see `ServerSession.plan_offload`), else None."""
+
+
 @dataclass(slots=True)
 class _Entry:
     params_type: Any
     handler: Handler
+    planner: Planner | None = None
 
 
 @dataclass

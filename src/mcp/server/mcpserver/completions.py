@@ -12,8 +12,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeAlias, cast
 
-import anyio.to_thread
-
+from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.signature import is_async_callable
 from mcp.types import (
     CompleteResult,
@@ -65,7 +64,7 @@ class RegisteredCompletion:
         if self._is_async:
             value = await self.fn(ref, argument, context)
         else:
-            value = await anyio.to_thread.run_sync(functools.partial(self.fn, ref, argument, context))
+            value = await run_sync(functools.partial(self.fn, ref, argument, context))
         if inspect.isawaitable(value):
             value = await value
         return to_complete_result(value)

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Generic, cast, get_args, get_origin
 
-import anyio.to_thread
 from typing_extensions import TypeVar
 
+from mcp._engine.workers import run_sync
 from mcp.shared.exceptions import InvalidSignature, MCPError
 from mcp.types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp.types.version import MODERN_VERSIONS
@@ -253,7 +253,7 @@ async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: An
         if node.is_async:
             out = await fn(**kwargs)
         else:
-            out = await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
+            out = await run_sync(functools.partial(fn, **kwargs))
         if isinstance(out, Elicit | Sample | ListRoots):
             question = cast("Elicit[Any] | Sample | ListRoots", out)
             out = (question, await asker.ask(key, question))

@@ -135,6 +135,27 @@ async def call_tool(server: MCPServer, ctx: ServerRequestContext[Any], params: A
     return await with_request_state(server, ctx, lambda: tool.call_wire(arguments, Context(ctx, server)))
 
 
+def plan_call_tool(server: MCPServer, params: Any) -> Callable[[], Any] | None:
+    """tools/call as one synchronous job, when the tool is `plain_sync` and nothing on the server
+    needs to see the call on the event loop: the transport may then run the whole request on a
+    worker thread (see `Peer`). None means "serve it the usual way"."""
+    if type(params) is not dict or "requestState" in params:
+        return None
+    name: Any = cast("dict[str, Any]", params).get("name")
+    arguments: Any = params.get("arguments")
+    if type(name) is not str or (arguments is not None and type(arguments) is not dict):
+        return None  # the usual path answers with the precise error
+    tool = server._tools.get(name)
+    if tool is None or not tool.plain_sync:
+        return None
+
+    def job() -> Any:
+        out = tool.call_wire_sync(arguments)
+        return WireResult(out) if type(out) is dict else out
+
+    return job
+
+
 async def _value(value: Any) -> Any:
     return value
 
@@ -167,28 +188,57 @@ async def read_resource(server: MCPServer, ctx: ServerRequestContext[Any], param
                 raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri}) from None
             raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri}) from None
         except ResourceError as exc:
-            logger.warning("reading %s failed: %s", uri, exc)
-            raise MCPError(-32603, f"Error reading resource {uri}: {exc}") from None
+            raise _read_failed(uri, exc) from None
         if getattr(contents, "result_type", None) == "input_required":
             return contents
-        return read_result(uri, contents)
+        return _result(server, read_result_wire(uri, contents), "ReadResourceResult")
 
     return await with_request_state(server, ctx, run)
 
 
-def read_result(uri: str, contents: Sequence[Any]) -> Any:
-    """`ReadResourceContents` items -> a `ReadResourceResult` (bytes become base64 blobs)."""
-    from mcp.types import BlobResourceContents, ReadResourceResult, TextResourceContents
+def plan_read_resource(server: MCPServer, params: Any) -> Callable[[], Any] | None:
+    """resources/read as one synchronous job, for a static resource with a plain sync function
+    (see `plan_call_tool`); None otherwise."""
+    if type(params) is not dict or "requestState" in params:
+        return None
+    uri: Any = cast("dict[str, Any]", params).get("uri")
+    if type(uri) is not str:
+        return None
+    reader = server._resources.plain_sync_reader(uri)
+    if reader is None:
+        return None
 
-    out: list[Any] = []
+    def job() -> Any:
+        try:
+            contents = reader()
+        except ResourceError as exc:
+            raise _read_failed(uri, exc) from None
+        return _result(server, read_result_wire(uri, contents), "ReadResourceResult")
+
+    return job
+
+
+def _read_failed(uri: str, exc: ResourceError) -> MCPError:
+    logger.warning("reading %s failed: %s", uri, exc)
+    return MCPError(-32603, f"Error reading resource {uri}: {exc}")
+
+
+def read_result_wire(uri: str, contents: Sequence[Any]) -> dict[str, Any]:
+    """`ReadResourceContents` items -> a `ReadResourceResult` wire dict (bytes become base64 blobs)."""
+    out: list[dict[str, Any]] = []
     for item in contents:
         content = item.content
+        entry: dict[str, Any] = {"uri": uri}
+        if item.mime_type is not None:
+            entry["mimeType"] = item.mime_type
+        if item.meta is not None:
+            entry["_meta"] = item.meta
         if isinstance(content, bytes | bytearray):
-            out.append(BlobResourceContents(uri=uri, blob=base64.b64encode(content).decode(), mime_type=item.mime_type,
-                                            meta=item.meta))
+            entry["blob"] = base64.b64encode(content).decode()
         else:
-            out.append(TextResourceContents(uri=uri, text=content, mime_type=item.mime_type, meta=item.meta))
-    return ReadResourceResult(contents=out)
+            entry["text"] = content
+        out.append(entry)
+    return {"contents": out}
 
 
 async def subscribe_resource(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
@@ -227,6 +277,29 @@ async def get_prompt(server: MCPServer, ctx: ServerRequestContext[Any], params: 
             raise MCPError(INVALID_PARAMS, str(exc)) from None
 
     return await with_request_state(server, ctx, run)
+
+
+def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
+    """prompts/get as one synchronous job, for a prompt with a plain sync function (see
+    `plan_call_tool`); None otherwise (including anything the usual path must reject)."""
+    if type(params) is not dict or "requestState" in params:
+        return None
+    name: Any = cast("dict[str, Any]", params).get("name")
+    arguments: Any = params.get("arguments")
+    if type(name) is not str or (arguments is not None and (
+            type(arguments) is not dict or not all(type(v) is str for v in cast("dict[str, Any]", arguments).values()))):
+        return None
+    render = server._prompts.plain_sync_renderer(name, arguments)
+    if render is None:
+        return None
+
+    def job() -> Any:
+        try:
+            return render()
+        except ValueError as exc:
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
+
+    return job
 
 
 async def complete(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:

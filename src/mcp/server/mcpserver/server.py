@@ -139,10 +139,14 @@ class MCPServer(Generic[LifespanT]):
             on_get_prompt=bind(handlers.get_prompt, self),
             on_subscriptions_listen=self._listen,
         )
-        self._lowlevel_server._request_handlers["tools/call"] = _Entry(None, bind(handlers.call_tool, self))
+        self._lowlevel_server._request_handlers["tools/call"] = _Entry(None, bind(handlers.call_tool, self),
+                                                                        bind(handlers.plan_call_tool, self))
         # Served for handshake-era clients (deprecated, so registered without the warning).
         self._lowlevel_server._request_handlers["logging/setLevel"] = _Entry(
             _LazyParams("SetLevelRequestParams", False), bind(handlers.set_logging_level, self))
+        table = self._lowlevel_server._request_handlers
+        table["resources/read"].planner = bind(handlers.plan_read_resource, self)
+        table["prompts/get"].planner = bind(handlers.plan_get_prompt, self)
         self._lowlevel_server._capability_hook = self._capabilities
         self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
         if middleware:

@@ -108,16 +108,26 @@ class RegisteredTool:
                 return f"Mcp-Param-{header} does not match argument {param!r}"
         return None
 
+    @property
+    def plain_sync(self) -> bool:
+        """A sync function that needs nothing from the request (no Context, no resolvers): the whole
+        call can run on a worker thread, start to finish (`call_wire_sync`)."""
+        sig = self.signature
+        return not sig.is_async and sig.context_param is None and sig.resolvers is None
+
+    def _arguments(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """The function's keyword arguments from the client's; `ToolError` when they do not fit."""
+        if self._input_schema is not None:
+            return self._free_form_arguments(arguments or {})
+        try:
+            return self.signature.validate(arguments or {})
+        except ValueError as exc:  # pydantic's ValidationError
+            raise ToolError(str(exc)) from exc
+
     async def run(self, arguments: dict[str, Any] | None, context: Any) -> Any:
         """Validate arguments, call the function (sync ones on a worker thread), return its value.
         Raises `ToolError` for anything the model should see as a failed call."""
-        if self._input_schema is not None:
-            kwargs = self._free_form_arguments(arguments or {})
-        else:
-            try:
-                kwargs = self.signature.validate(arguments or {})
-            except ValueError as exc:  # pydantic's ValidationError
-                raise ToolError(str(exc)) from exc
+        kwargs = self._arguments(arguments)
         sig = self.signature
         if sig.resolvers is not None:
             from mcp.server.mcpserver.dependencies import run_graph
@@ -153,20 +163,36 @@ class RegisteredTool:
         wire dict, or the result model the function built itself. Tool failures become `is_error`
         results; `MCPError` (and a pending question) propagate."""
         try:
-            value = await self.run(arguments, context)
-            if _is_result_model(value):
-                return value
-            plan = self.output
-            if plan.structured:
-                structured = plan.dump(value)
-                return {"content": to_wire_content(value), "structuredContent": structured}
-            return {"content": to_wire_content(value)}
+            return self._to_wire(await self.run(arguments, context))
         except (MCPError, NeedInput):
             raise
         except Exception as exc:
-            cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValueError) else exc
-            logger.debug("tool %s failed", self.name, exc_info=True)
-            return error_wire(f"Error executing tool {self.name}: {cause}")
+            return self._failure(exc)
+
+    def call_wire_sync(self, arguments: dict[str, Any] | None) -> Any:
+        """`call_wire` for a `plain_sync` tool, entirely in the calling (worker) thread."""
+        try:
+            return self._to_wire(self.fn(**self._arguments(arguments)))
+        except (MCPError, NeedInput):
+            raise
+        except Exception as exc:
+            return self._failure(exc)
+
+    def _to_wire(self, value: Any) -> Any:
+        """The function's value as a tools/call result (wire dict), or the result model it built."""
+        if _is_result_model(value):
+            return value
+        plan = self.output
+        if plan.structured:
+            structured = plan.dump(value)
+            return {"content": to_wire_content(value), "structuredContent": structured}
+        return {"content": to_wire_content(value)}
+
+    def _failure(self, exc: Exception) -> dict[str, Any]:
+        """A failed call as the model sees it: an `is_error` result naming the tool."""
+        cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValueError) else exc
+        logger.debug("tool %s failed", self.name, exc_info=True)
+        return error_wire(f"Error executing tool {self.name}: {cause}")
 
     async def call(self, arguments: dict[str, Any] | None, context: Any) -> Any:
         """As `call_wire`, always returning a result model (`CallToolResult` or the function's own)."""

@@ -15,10 +15,10 @@ import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Union, cast, get_args, get_origin
 
-import anyio.to_thread
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.media import Audio, Image
 from mcp.server.mcpserver.signature import Signature, inspect_function
 from mcp.shared.exceptions import MCPError
@@ -197,11 +197,7 @@ class Prompt:
         propagates unchanged. An `InputRequiredResult` returned by the function (a 2026-07-28
         multi-round-trip prompt) is returned as is.
         """
-        arguments = arguments or {}
-        required = {arg.name for arg in self.arguments if arg.required}
-        missing = required - arguments.keys()
-        if missing:
-            raise ValueError(f"Missing required arguments: {missing}")
+        arguments = self._check_required(arguments)
         try:
             value = await self._call(arguments, context)
             if isinstance(value, InputRequiredResult):
@@ -212,7 +208,48 @@ class Prompt:
         except Exception as exc:
             raise ValueError(f"Error rendering prompt {self.name}: {exc}") from exc
 
+    @property
+    def plain_sync(self) -> bool:
+        """A sync function without a Context: rendering can run on a worker thread start to finish."""
+        return not self._signature.is_async and self.context_kwarg is None
+
+    def render_sync(self, arguments: dict[str, str] | None = None) -> list[PromptMessage]:
+        """`render` for a `plain_sync` prompt, in the calling (worker) thread; raises as `render`."""
+        arguments = self._check_required(arguments)
+        try:
+            value = self.fn(**self._kwargs(arguments, None))
+            if inspect.isawaitable(value):
+                if inspect.iscoroutine(value):
+                    value.close()
+                raise TypeError("a sync prompt function returned an awaitable")
+            return to_prompt_messages(value)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise ValueError(f"Error rendering prompt {self.name}: {exc}") from exc
+
+    def _check_required(self, arguments: dict[str, str] | None) -> dict[str, str]:
+        arguments = arguments or {}
+        required = {arg.name for arg in self.arguments if arg.required}
+        missing = required - arguments.keys()
+        if missing:
+            raise ValueError(f"Missing required arguments: {missing}")
+        return arguments
+
     async def _call(self, arguments: dict[str, Any], context: Any) -> Any:
+        kwargs = self._kwargs(arguments, context)
+        value: Any
+        if self._signature.is_async:
+            value = await self.fn(**kwargs)
+        else:
+            value = await run_sync(functools.partial(self.fn, **kwargs))
+        if inspect.isawaitable(value):
+            value = await value
+        return value
+
+    def _kwargs(self, arguments: dict[str, Any], context: Any) -> dict[str, Any]:
+        """The function's keyword arguments: validated (JSON-decoded where a parameter is not a
+        string), renamed back to parameter names, the Context added when it takes one."""
         sig = self._signature
         model = sig.arguments_model
         try:
@@ -227,14 +264,7 @@ class Prompt:
             kwargs[param_name] = kwargs.pop(field_name)
         if self.context_kwarg is not None:
             kwargs[self.context_kwarg] = context
-        value: Any
-        if sig.is_async:
-            value = await self.fn(**kwargs)
-        else:
-            value = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
-        if inspect.isawaitable(value):
-            value = await value
-        return value
+        return kwargs
 
     def __repr__(self) -> str:
         return f"Prompt(name={self.name!r}, arguments={[a.name for a in self.arguments]!r})"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver.prompts.base import Prompt
@@ -65,3 +66,12 @@ class PromptManager:
         if isinstance(messages, InputRequiredResult):
             return messages
         return GetPromptResult(description=prompt.description, messages=messages)
+
+    def plain_sync_renderer(self, name: str, arguments: dict[str, str] | None) -> Callable[[], GetPromptResult] | None:
+        """`render_prompt` as one synchronous job, for a registered `plain_sync` prompt (else None)."""
+        from mcp.types import GetPromptResult
+
+        prompt = self._prompts.get(name)
+        if prompt is None or not prompt.plain_sync:
+            return None
+        return lambda: GetPromptResult(description=prompt.description, messages=prompt.render_sync(arguments))

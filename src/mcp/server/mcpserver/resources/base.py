@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-import anyio.to_thread
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.signature import is_async_callable
 from mcp.types import Annotations, Icon
 from mcp.types import Resource as WireResource
@@ -151,13 +151,27 @@ class FunctionResource(Resource):
     def model_post_init(self, context: Any, /) -> None:
         self._is_async = is_async_callable(self.fn)
 
+    @property
+    def plain_sync(self) -> bool:
+        """A sync function: a read can run on a worker thread start to finish (`read_sync`)."""
+        return not self._is_async
+
     async def read(self) -> str | bytes:
         if self._is_async:
             value = await self.fn()
         else:
-            value = await anyio.to_thread.run_sync(self.fn)
+            value = await run_sync(self.fn)
         if inspect.isawaitable(value):
             value = await value
+        return content_from_value(value)
+
+    def read_sync(self) -> str | bytes:
+        """`read` for a `plain_sync` resource, in the calling (worker) thread."""
+        value = self.fn()
+        if inspect.isawaitable(value):
+            if inspect.iscoroutine(value):
+                value.close()
+            raise TypeError(f"resource function {self.name!r} is sync but returned an awaitable")
         return content_from_value(value)
 
     @classmethod
@@ -219,8 +233,8 @@ class FileResource(Resource):
 
     async def read(self) -> str | bytes:
         if self.is_binary:
-            return await anyio.to_thread.run_sync(self.path.read_bytes)
-        return await anyio.to_thread.run_sync(functools.partial(self.path.read_text, encoding=self.encoding))
+            return await run_sync(self.path.read_bytes)
+        return await run_sync(functools.partial(self.path.read_text, encoding=self.encoding))
 
 
 class HttpResource(Resource):
@@ -263,5 +277,5 @@ class DirectoryResource(Resource):
         return sorted(p for p in found if p.is_file())
 
     async def read(self) -> str:
-        files = await anyio.to_thread.run_sync(self.list_files)
+        files = await run_sync(self.list_files)
         return json.dumps([p.relative_to(self.path).as_posix() for p in files], indent=2)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from mcp.server.mcpserver.resources.base import FunctionResource, ReadResourceContents, Resource
 from mcp.server.mcpserver.resources.security import (
@@ -143,6 +143,16 @@ class ResourceManager:
         """The registered templates, in order."""
         return list(self._templates.values())
 
+    def plain_sync_reader(self, uri: str) -> Callable[[], list[ReadResourceContents]] | None:
+        """`read` as one synchronous job, for a static resource whose function is `plain_sync`
+        (else None); raises as `read` does."""
+        resource = self._resources.get(uri)
+        if not getattr(resource, "plain_sync", False):
+            return None
+        assert resource is not None
+        read_sync = cast("Callable[[], str | bytes]", resource.read_sync)  # pyright: ignore[reportAttributeAccessIssue]
+        return lambda: [ReadResourceContents(_guarded_sync(uri, read_sync), resource.mime_type, resource.meta)]
+
     async def read(self, uri: str, context: Any = None) -> Any:
         """Read `uri` for `resources/read`: `list[ReadResourceContents]` (or, when a template
         function returns one, its `InputRequiredResult` unchanged).
@@ -170,6 +180,17 @@ class ResourceManager:
                 return value  # InputRequiredResult
             return [ReadResourceContents(value, template.mime_type, template.meta)]
         raise ResourceNotFoundError(f"Unknown resource: {uri}")
+
+
+def _guarded_sync(uri: str, read: Callable[[], Any]) -> Any:
+    """`_guarded` for a read made in the calling thread."""
+    try:
+        return read()
+    except (ResourceError, MCPError):
+        raise
+    except Exception as exc:
+        logger.debug("resource %s failed", uri, exc_info=True)
+        raise ResourceError(f"Error reading resource {uri}: {exc}") from exc
 
 
 async def _guarded(uri: str, reading: Any) -> Any:

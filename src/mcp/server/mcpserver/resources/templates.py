@@ -13,8 +13,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-import anyio.to_thread
-
+from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.resources.base import content_from_value
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.signature import Signature, inspect_function
@@ -162,7 +161,7 @@ class ResourceTemplate:
         if signature.is_async:
             value = await self.fn(**kwargs)
         else:
-            value = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+            value = await run_sync(functools.partial(self.fn, **kwargs))
             if inspect.isawaitable(value):
                 value = await value
         if _is_input_required(value):
