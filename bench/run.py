@@ -186,12 +186,25 @@ def base_python() -> str:
     return sys.executable
 
 
-def ensure_venv(name: str, pip_args: Sequence[str], python: str) -> Path:
-    """Create bench/.venvs/<name> and pip-install `pip_args` unless already done; return its python."""
+def source_digest() -> str:
+    """A digest of what `pip install .` would install (pyproject.toml and every file under src/)."""
+    import hashlib
+
+    digest = hashlib.sha256((REPO / "pyproject.toml").read_bytes())
+    for path in sorted((REPO / "src").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(REPO)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def ensure_venv(name: str, pip_args: Sequence[str], python: str, stamp_extra: str = "") -> Path:
+    """Create bench/.venvs/<name> and pip-install `pip_args` unless already done (the stamp records
+    the arguments and `stamp_extra`); return its python."""
     venv = VENVS / name
     vpython = venv / "bin" / "python"
     stamp = venv / ".bench-installed"
-    wanted = " ".join(pip_args)
+    wanted = " ".join(pip_args) + (f" @{stamp_extra}" if stamp_extra else "")
     if vpython.exists() and stamp.exists() and stamp.read_text().strip() == wanted:
         return vpython
     VENVS.mkdir(parents=True, exist_ok=True)
@@ -200,11 +213,11 @@ def ensure_venv(name: str, pip_args: Sequence[str], python: str) -> Path:
     with logfile.open("w") as fh:
         if not vpython.exists():
             subprocess.run([python, "-m", "venv", str(venv)], check=True, stdout=fh, stderr=subprocess.STDOUT)
-        res = subprocess.run(
-            [str(vpython), "-m", "pip", "install", "--disable-pip-version-check", *pip_args],
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-        )
+        pip = [str(vpython), "-m", "pip", "install", "--disable-pip-version-check"]
+        res = subprocess.run([*pip, *pip_args], stdout=fh, stderr=subprocess.STDOUT)
+        if res.returncode == 0 and stamp_extra:  # same version number, new source: replace it
+            res = subprocess.run([*pip, "--force-reinstall", "--no-deps", *pip_args], stdout=fh,
+                                 stderr=subprocess.STDOUT)
     if res.returncode != 0:
         raise RuntimeError(f"pip install {wanted} failed (see {logfile})")
     stamp.write_text(wanted + "\n")
@@ -253,12 +266,9 @@ def setup_impls(keys: Sequence[str], ours_python: str | None = None) -> list[Imp
             if key == "ours" and ours_python:
                 impl.python = Path(ours_python).absolute()  # not resolve(): keep the venv symlink
             elif key == "ours":
-                project_python = REPO / ".venv" / "bin" / "python"
-                impl.python = (
-                    project_python
-                    if project_python.exists()
-                    else ensure_venv("ours", ["-e", str(REPO)], python)
-                )
+                # Installed like a user installs it (`pip install .`: no dev tools, no editable
+                # finder), like the peers; reinstalled whenever the source changes.
+                impl.python = ensure_venv("ours", [str(REPO)], python, stamp_extra=source_digest())
             else:
                 impl.python = ensure_venv(key, [PEERS[key]], python)
         except Exception as exc:
@@ -1688,7 +1698,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default="ours,official,fastmcp", help="comma-separated columns to run")
     parser.add_argument("--groups", default="", help="comma-separated group names to run (default: all)")
     parser.add_argument(
-        "--ours-python", metavar="PATH", help="interpreter for the ours column (default: .venv/bin/python)"
+        "--ours-python", metavar="PATH", help="interpreter for the ours column (default: bench/.venvs/ours, `pip install .` of this checkout)"
     )
     args = parser.parse_args(argv)
 
