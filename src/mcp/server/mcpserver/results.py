@@ -266,29 +266,40 @@ def to_wire_content(value: Any) -> list[dict[str, Any]]:
         return [{"type": "text", "text": value}]
     if value is None:
         return []
-    if kind is int:
-        return [{"type": "text", "text": str(value)}]
-    if kind is bool:
-        return [{"type": "text", "text": "true" if value else "false"}]
     if kind is list or kind is tuple:
         out: list[dict[str, Any]] = []
         for item in value:
             out.extend(to_wire_content(item))
         return out
-    if _is_block(value):
-        return [value.to_wire()]
-    media = getattr(value, "to_content_block", None)
-    if media is not None:
-        return [media().to_wire()]
+    render = _RENDERERS.get(kind)
+    if render is None:
+        render = _RENDERERS[kind] = _renderer_for(kind)
+    return render(value)
+
+
+_RENDERERS: dict[type[Any], Callable[[Any], list[dict[str, Any]]]] = {}
+"""How each non-container type renders, decided once per type (content lists are often long and
+homogeneous: a list of 100 models is 100 lookups, not 100 rounds of type inspection)."""
+
+
+def _renderer_for(kind: type[Any]) -> Callable[[Any], list[dict[str, Any]]]:
+    if kind is int:
+        return lambda value: [{"type": "text", "text": str(value)}]
+    if kind is bool:
+        return lambda value: [{"type": "text", "text": "true" if value else "false"}]
+    if _is_block_type(kind):
+        return lambda value: [value.to_wire()]
+    if callable(getattr(kind, "to_content_block", None)):
+        return lambda value: [value.to_content_block().to_wire()]
     import pydantic_core
 
-    return [{"type": "text", "text": pydantic_core.to_json(value, fallback=str, indent=2).decode()}]
+    to_json = pydantic_core.to_json
+    return lambda value: [{"type": "text", "text": to_json(value, fallback=str, indent=2).decode()}]
 
 
-def _is_block(value: Any) -> bool:
-    module = type(value).__module__
-    if not module.startswith("mcp.types"):
+def _is_block_type(kind: type[Any]) -> bool:
+    if not kind.__module__.startswith("mcp.types"):
         return False
     from mcp.types import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent
 
-    return isinstance(value, TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource)
+    return issubclass(kind, TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource)
