@@ -220,7 +220,7 @@ class ServerSession:
     def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
         if type(result) is WireResult:
             wire = result.wire
-        elif hasattr(result, "model_dump") and hasattr(type(result), "model_fields"):
+        elif hasattr(result, "model_dump") and hasattr(cast("Any", type(result)), "model_fields"):
             wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         else:
             raise TypeError(
@@ -323,7 +323,8 @@ class ServerSession:
         from mcp.types import CreateMessageRequestParams, CreateMessageResult
 
         params = CreateMessageRequestParams(
-            messages=messages, max_tokens=max_tokens, system_prompt=system_prompt, include_context=include_context,
+            messages=messages, max_tokens=max_tokens, system_prompt=system_prompt,
+            include_context=cast("Any", include_context),
             temperature=temperature, stop_sequences=stop_sequences, metadata=metadata,
             model_preferences=model_preferences, tools=tools, tool_choice=tool_choice,
         )

@@ -179,8 +179,8 @@ class Server(Generic[LifespanT]):
 
     @property
     def server_info_wire(self) -> dict[str, Any]:
-        info = self._server_info_wire
-        if info is None:
+        cached = self._server_info_wire
+        if cached is None:
             info: dict[str, Any] = {"name": self.name, "version": self.version}
             for key, value in (("title", self.title), ("description", self.description),
                                ("websiteUrl", self.website_url)):
@@ -188,8 +188,8 @@ class Server(Generic[LifespanT]):
                     info[key] = value
             if self.icons:
                 info["icons"] = [cast("dict[str, Any]", i) if isinstance(i, dict) else i.to_wire() for i in self.icons]
-            self._server_info_wire = info
-        return info
+            self._server_info_wire = cached = info
+        return cached
 
     def capabilities_wire(self) -> dict[str, Any]:
         """Capabilities derived from the handlers registered (nothing is claimed that is not

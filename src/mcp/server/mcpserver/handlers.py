@@ -141,8 +141,9 @@ def plan_call_tool(server: MCPServer, params: Any) -> Callable[[], Any] | None:
     worker thread (see `Peer`). None means "serve it the usual way"."""
     if type(params) is not dict or "requestState" in params:
         return None
-    name: Any = cast("dict[str, Any]", params).get("name")
-    arguments: Any = params.get("arguments")
+    raw = cast("dict[str, Any]", params)
+    name: Any = raw.get("name")
+    arguments: Any = raw.get("arguments")
     if type(name) is not str or (arguments is not None and type(arguments) is not dict):
         return None  # the usual path answers with the precise error
     tool = server._tools.get(name)
@@ -150,8 +151,8 @@ def plan_call_tool(server: MCPServer, params: Any) -> Callable[[], Any] | None:
         return None
 
     def job() -> Any:
-        out = tool.call_wire_sync(arguments)
-        return WireResult(out) if type(out) is dict else out
+        out: Any = tool.call_wire_sync(cast("dict[str, Any] | None", arguments))
+        return WireResult(cast("dict[str, Any]", out)) if type(out) is dict else out
 
     return job
 
@@ -284,8 +285,9 @@ def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
     `plan_call_tool`); None otherwise (including anything the usual path must reject)."""
     if type(params) is not dict or "requestState" in params:
         return None
-    name: Any = cast("dict[str, Any]", params).get("name")
-    arguments: Any = params.get("arguments")
+    raw = cast("dict[str, Any]", params)
+    name: Any = raw.get("name")
+    arguments: Any = raw.get("arguments")
     if type(name) is not str or (arguments is not None and (
             type(arguments) is not dict or not all(type(v) is str for v in cast("dict[str, Any]", arguments).values()))):
         return None

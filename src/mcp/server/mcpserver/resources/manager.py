@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver.resources.base import FunctionResource, ReadResourceContents, Resource
 from mcp.server.mcpserver.resources.security import (
@@ -147,11 +147,9 @@ class ResourceManager:
         """`read` as one synchronous job, for a static resource whose function is `plain_sync`
         (else None); raises as `read` does."""
         resource = self._resources.get(uri)
-        if not getattr(resource, "plain_sync", False):
+        if not isinstance(resource, FunctionResource) or not resource.plain_sync:
             return None
-        assert resource is not None
-        read_sync = cast("Callable[[], str | bytes]", resource.read_sync)  # pyright: ignore[reportAttributeAccessIssue]
-        return lambda: [ReadResourceContents(_guarded_sync(uri, read_sync), resource.mime_type, resource.meta)]
+        return lambda: [ReadResourceContents(_guarded_sync(uri, resource.read_sync), resource.mime_type, resource.meta)]
 
     async def read(self, uri: str, context: Any = None) -> Any:
         """Read `uri` for `resources/read`: `list[ReadResourceContents]` (or, when a template
