@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from typing import Any, cast
 
 from mcp.types.jsonrpc import (
@@ -44,13 +45,19 @@ def accepts(accept: str | None) -> tuple[bool, bool]:
     """(accepts JSON, accepts SSE) from an Accept header; a missing header or */* accepts both."""
     if not accept:
         return True, True
+    return _accepts(accept)
+
+
+@functools.lru_cache(maxsize=64)
+def _accepts(accept: str) -> tuple[bool, bool]:
+    """Cached: a client sends the same Accept header with every request."""
     kinds = {part.split(";", 1)[0].strip().lower() for part in accept.split(",")}
     wildcard = "*/*" in kinds or "application/*" in kinds
     return JSON in kinds or wildcard, SSE in kinds or "*/*" in kinds or "text/*" in kinds
 
 
 def is_json_content_type(content_type: str | None) -> bool:
-    return content_type is not None and content_type.split(";", 1)[0].strip().lower() == JSON
+    return content_type is not None and (content_type == JSON or content_type.split(";", 1)[0].strip().lower() == JSON)
 
 
 def status_for_modern_error(code: int) -> int:

@@ -7,11 +7,11 @@
   (log level, ids in flight) is seen by another client's.
 
 Each POST is served in its own ASGI task: the request runs to completion there, and a watcher
-cancels it if the client disconnects. The first message bound for the POST decides the response
-shape: the final response alone goes out as one JSON body; anything before it (progress, logs,
-server->client requests) turns the response into an SSE stream. No background task is needed, so
-the app works mounted inside another app without wiring its lifespan (the server lifespan is then
-entered on first use).
+(started once the request has run for a moment) cancels it if the client disconnects. The first
+message bound for the POST decides the response shape: the final response alone goes out as one
+JSON body; anything before it (progress, logs, server->client requests) turns the response into
+an SSE stream. No background task is needed, so the app works mounted inside another app without
+wiring its lifespan (the server lifespan is then entered on first use).
 
 With an event store, a session's POST responses are resumable: the SSE stream starts at once with
 a priming event, a dropped connection does not cancel the call, and `GET` + `Last-Event-ID` (from
@@ -25,13 +25,14 @@ connected to it, even if a call whose client vanished is still running (eviction
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import anyio
 import sniffio
@@ -140,11 +141,11 @@ class ResponseChannel:
         a failed initialize names no session)."""
         self._event_store = event_store
         self.retry_interval = retry_interval
-        self.stream_id = f"{stream_prefix}/{secrets.token_hex(8)}"
+        self.stream_id = f"{stream_prefix}/{secrets.token_hex(8)}" if event_store is not None else ""
         """Event-store stream id; the prefix names the owning session (resumption checks it)."""
         self.started = False
         self.closed = False
-        self.finished = anyio.Event()
+        self.finished = _Flag()
         """Set once the final response has been produced (sent or stored)."""
         self._lock = _SendLock()
 
@@ -427,7 +428,8 @@ class StreamableHTTPSessionManager:
                 return
             session = self._stateless_session(await self._ensure_lifespan())
         elif self.stateless:
-            session = self._stateless_session(await self._ensure_lifespan())
+            entered = self._lifespan_stack is not None  # no coroutine to await once entered
+            session = self._stateless_session(self._lifespan_context if entered else await self._ensure_lifespan())
         else:
             session_id = headers.get(h.SESSION_HEADER)
             if kind is m.REQUEST and message["method"] == "initialize":
@@ -468,9 +470,8 @@ class StreamableHTTPSessionManager:
             owner.connections += 1
         connected = True
 
-        async def watch(cancel_scope: anyio.CancelScope) -> None:
+        def disconnected(cancel_scope: anyio.CancelScope) -> None:
             nonlocal connected
-            await _wait_disconnect(receive)
             connected = False
             if owner is not None:
                 owner.connections -= 1
@@ -480,15 +481,13 @@ class StreamableHTTPSessionManager:
             else:
                 cancel_scope.cancel()
 
-        async def serve() -> None:
-            if resumable:
-                await channel.open_stream()
-            await session.peer.handle(message, metadata)
-            if new_session is not None and session.protocol_version is None:
-                self._terminate(new_session)  # initialize failed: no session (before anyone sees the answer)
-
         try:
-            await _watching(watch, serve)
+            async with _DisconnectWatch(receive, disconnected):
+                if resumable:
+                    await channel.open_stream()
+                await session.peer.handle(message, metadata)
+                if new_session is not None and session.protocol_version is None:
+                    self._terminate(new_session)  # initialize failed: no session (before anyone sees the answer)
         finally:
             if resumable:
                 self._live.pop(channel.stream_id, None)
@@ -496,10 +495,13 @@ class StreamableHTTPSessionManager:
                 owner.last_active = time.monotonic()
                 if connected:
                     owner.connections -= 1
-            with anyio.CancelScope(shield=True):
-                if new_session is not None and session.protocol_version is None:
-                    self._terminate(new_session)  # initialize failed: no session
-                await channel.finish_unanswered()
+            if channel.closed and not resumable and new_session is None:
+                channel.finished.set()  # answered: nothing to clean up (and no shielded scope to pay for)
+            else:
+                with anyio.CancelScope(shield=True):
+                    if new_session is not None and session.protocol_version is None:
+                        self._terminate(new_session)  # initialize failed: no session
+                    await channel.finish_unanswered()
 
     def _param_header_mismatch(self, message: dict[str, Any], headers: dict[str, str]) -> str | None:
         checker = getattr(self.server, "header_params", None)
@@ -726,6 +728,32 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> A
             return b"".join(chunks) if len(chunks) != 1 else chunks[0]
 
 
+class _Flag:
+    """A one-way event whose `anyio.Event` is made only if someone waits (most never do: creating
+    one per request is a measurable share of a small JSON response's cost)."""
+
+    __slots__ = ("_event", "_set")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._event: anyio.Event | None = None
+
+    def set(self) -> None:
+        self._set = True
+        if self._event is not None:
+            self._event.set()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    async def wait(self) -> None:
+        if self._event is None:
+            self._event = anyio.Event()
+            if self._set:
+                self._event.set()
+        await self._event.wait()
+
+
 class _SendLock:
     """A lock for the writers of one HTTP response; taking it free costs no event-loop pass (an
     `anyio.Lock` checkpoints on every acquire, which is most of a small response's cost)."""
@@ -761,35 +789,63 @@ class _SendLock:
             self._locked = False
 
 
-async def _watching(watch: Callable[[anyio.CancelScope], Awaitable[None]], body: Callable[[], Awaitable[None]]) -> None:
-    """Run `body` while `watch` waits for the client to disconnect (and may cancel `body`).
+class _DisconnectWatch:
+    """`async with _DisconnectWatch(receive, on_disconnect):` runs its body while a watcher waits
+    for the client to disconnect, then calls `on_disconnect(scope)` (which may cancel the body
+    through `scope`). Nothing is called once the body has ended.
 
     On asyncio the watcher is a bare task (a task group per request costs several event-loop
-    passes and most of the per-request overhead); elsewhere, a task group."""
-    if sniffio.current_async_library() == "asyncio":
-        import asyncio
+    passes and most of the per-request overhead), started only once the body has run for
+    `WATCH_AFTER` seconds: most requests are answered sooner and need no watcher at all (a
+    disconnect is noticed that much later). Elsewhere, a task group. Being a context manager, it
+    adds no frame to the request's await chain (every resumption walks that chain)."""
 
-        scope = anyio.CancelScope()
+    WATCH_AFTER: ClassVar[float] = 0.05
 
-        async def guarded() -> None:
-            try:
-                await watch(scope)
-            except Exception:  # the exchange is over; nothing to cancel
-                logger.debug("disconnect watcher ended", exc_info=True)
+    __slots__ = ("_on_disconnect", "_receive", "_scope", "_task_group", "_timer", "_watcher")
 
-        watcher = asyncio.get_running_loop().create_task(guarded())
+    def __init__(self, receive: Receive, on_disconnect: Callable[[anyio.CancelScope], None]) -> None:
+        self._receive = receive
+        self._on_disconnect = on_disconnect
+        self._scope: anyio.CancelScope | None = None
+        self._task_group: Any = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._watcher: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> None:
+        if sniffio.current_async_library() == "asyncio":
+            self._scope = anyio.CancelScope()
+            self._scope.__enter__()
+            self._timer = asyncio.get_running_loop().call_later(self.WATCH_AFTER, self._start_watching)
+            return
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+        self._scope = self._task_group.cancel_scope
+        self._task_group.start_soon(self._watch)
+
+    async def __aexit__(self, *exc_info: Any) -> bool | None:
+        assert self._scope is not None
+        if self._task_group is None:
+            if self._timer is not None:
+                self._timer.cancel()
+            if self._watcher is not None:
+                self._watcher.cancel()
+            return self._scope.__exit__(*exc_info)
+        self._scope.cancel()
+        return await self._task_group.__aexit__(*exc_info)
+
+    def _start_watching(self) -> None:
+        self._timer = None
+        self._watcher = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
         try:
-            with scope:
-                await body()
-        finally:
-            watcher.cancel()
-        return
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(watch, tg.cancel_scope)
-        try:
-            await body()
-        finally:
-            tg.cancel_scope.cancel()
+            await _wait_disconnect(self._receive)
+        except Exception:  # the exchange is over; nothing to cancel
+            logger.debug("disconnect watcher ended", exc_info=True)
+            return
+        assert self._scope is not None
+        self._on_disconnect(self._scope)
 
 
 async def _wait_disconnect(receive: Receive) -> None:
@@ -803,6 +859,8 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
 
 
 async def _send_body(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
+    """A whole response; with its length, so that the server need not frame it in chunks."""
+    headers = [*headers, (b"content-length", b"%d" % len(body))]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -6,6 +6,7 @@ On by default for servers bound to localhost: a page on `evil.example` that reso
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 LOCALHOST_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -35,16 +36,22 @@ def default_for_host(host: str) -> TransportSecuritySettings | None:
 
 
 def _matches(value: str, patterns: list[str]) -> bool:
+    exact, any_port = _compiled(tuple(patterns))  # the lists may be edited: the key follows them
     value = value.lower()  # host names and URL schemes are case-insensitive
-    for pattern in patterns:
-        pattern = pattern.lower()
-        if pattern == value:
-            return True
-        if pattern.endswith(":*"):
-            base = pattern[:-2]
-            if value.startswith(base + ":") and value[len(base) + 1:].isdigit():
-                return True
+    if value in exact:
+        return True
+    if any_port:
+        base, colon, port = value.rpartition(":")
+        return bool(colon) and port.isdigit() and base in any_port
     return False
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(patterns: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """(exact entries, bases of `base:*` entries), lower-cased: compiled once per allowlist rather
+    than on every request."""
+    lowered = [pattern.lower() for pattern in patterns]
+    return frozenset(lowered), frozenset(pattern[:-2] for pattern in lowered if pattern.endswith(":*"))
 
 
 def check(settings: TransportSecuritySettings | None, host: str | None, origin: str | None) -> tuple[int, str] | None:

@@ -157,3 +157,13 @@ def test_a_wildcard_port_matches_digits_only() -> None:
     assert check(settings, None, None) == (421, "Invalid Host header")
     assert check(settings, "127.0.0.1:1", "http://127.0.0.1:1@evil.com") == (403, "Invalid Origin header")
     assert check(None, "anything", "http://anything") is None
+
+
+def test_allowlists_edited_after_the_settings_were_first_used_take_effect() -> None:
+    settings = TransportSecuritySettings(allowed_hosts=["mcp.example.com"], allowed_origins=["https://a.example"])
+    assert check(settings, "api.example.com:8443", None) == (421, "Invalid Host header")
+    settings.allowed_hosts.append("API.example.com:*")
+    settings.allowed_origins.append("https://b.example")
+    assert check(settings, "api.example.com:8443", "https://B.example") is None
+    settings.allowed_hosts.remove("API.example.com:*")
+    assert check(settings, "api.example.com:8443", None) == (421, "Invalid Host header")
