@@ -1528,7 +1528,7 @@ def groups(cfg: Config) -> list[Group]:
 def http_note(cfg: Config, mode: str) -> str:
     return (
         f"{mode}. One uvicorn server per column (started by the column's own interpreter with its own "
-        f"defaults, access log included), all running at once. Stdlib asyncio "
+        f"defaults: uvicorn access log on for the peers, off by default for ours), all running at once. Stdlib asyncio "
         f"HTTP/1.1 client, one keep-alive connection per client, SSE bodies parsed by `data:` lines; "
         f"handshake era (initialize with protocolVersion {PROTOCOL_VERSION}). c=1: one client, "
         f"{cfg.http_total('c1')} sequential calls in {cfg.rounds} chunks: calls/s = median over chunks, p50/p99 "
