@@ -493,6 +493,7 @@ class Peer:
                 observer(self._role, response, self.protocol_version, method)
         write = self._write_threadsafe
         assert write is not None
+        workers.finishing()
         try:
             write(response)
         except Exception:

@@ -36,18 +36,37 @@ _idle = 0
 """Workers waiting for a job and not yet claimed by one (exact: changed under `_lock` only)."""
 
 
+_worker = threading.local()
+
+
 def _work() -> None:
     global _idle
     get = _jobs.get
+    state = _worker
     while True:
         fn, args = get()
+        state.available = False
         try:
             fn(*args)
         except BaseException:  # jobs report their own outcome; never let one kill the worker
             logger.exception("worker job failed")
         del fn, args
-        with _lock:
-            _idle += 1
+        if not state.available:
+            with _lock:
+                _idle += 1
+
+
+def finishing() -> None:
+    """Called by a job about to do its last, short step (writing its answer): count this worker as
+    idle already, so a request that arrives meanwhile waits for this warm thread instead of
+    starting another one. No-op outside the pool."""
+    global _idle
+    state = _worker
+    if getattr(state, "available", True):
+        return
+    state.available = True
+    with _lock:
+        _idle += 1
 
 
 def submit(fn: Callable[..., Any], *args: Any) -> None:
