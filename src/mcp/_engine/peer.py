@@ -146,9 +146,9 @@ class Peer:
         """Offloaded requests finished by their worker, appended there, settled on the loop."""
         self._run_context: contextvars.Context | None = None
         self._tg: TaskGroup | None = None
-        self._native: dict[Any, anyio.CancelScope] | None = None
-        """On asyncio: request tasks started with the loop's own `create_task` (cheaper than a task
-        group's), each with the cancel scope `_serve` runs in; stopped like the group's at the end."""
+        self._native: dict[anyio.CancelScope, Any] | None = None
+        """On asyncio: the cancel scope of each request task started with the loop's own `create_task`
+        (cheaper than a task group's) -> its task; stopped like the group's at the end."""
         self._drop_when_full = drop_when_full
         self._track_ids = track_ids
         """False for a connection shared by many independent clients (stateless HTTP): their
@@ -389,9 +389,7 @@ class Peer:
                     await self._answer_internal_error(request_id, metadata)
         finally:
             if self._native is not None:
-                import asyncio  # loaded: `_native` is only set on asyncio
-
-                self._native.pop(asyncio.current_task(), None)
+                self._native.pop(scope, None)
             self._active -= 1
             if self._track_ids and self._in_flight.get(request_id) is scope:
                 del self._in_flight[request_id]
@@ -418,7 +416,7 @@ class Peer:
 
         # Started in the connection's context (lifespan variables), even from a read callback.
         task = context.run(asyncio.get_running_loop().create_task, self._serve(message, metadata, scope))
-        native[task] = scope  # `_serve` removes it when done
+        native[scope] = task  # `_serve` removes it when done
 
     async def _stop_native_tasks(self) -> None:
         """Cancel the natively started request tasks (their scopes: shields hold) and wait for them."""
@@ -427,10 +425,10 @@ class Peer:
             return
         import asyncio
 
-        for scope in native.values():
+        for scope in native:
             scope.cancel()
         with anyio.CancelScope(shield=True):
-            await asyncio.wait(list(native), timeout=self.drain_timeout)
+            await asyncio.wait(list(native.values()), timeout=self.drain_timeout)
 
     def _offer(self, item: SessionMessage | Exception) -> bool:
         """From the transport's read callback: start a request at once when it is admissible (id
