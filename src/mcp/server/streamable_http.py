@@ -450,6 +450,7 @@ class StreamableHTTPSessionManager:
                     await _send_error(send, 404, request_id, INVALID_REQUEST, "Session not found")
                     return
                 self._touch(owner)
+            assert owner is not None
             session = owner.server_session
         if kind is not m.REQUEST:
             await session.peer.handle(message, HttpRequestMetadata(scope, version, None, owner))

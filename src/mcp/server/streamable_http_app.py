@@ -3,7 +3,7 @@ and in the transports only, never by `import mcp.server`)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -56,20 +56,20 @@ def build_app(
     if auth is not None:
         from mcp.server.auth.app import wrap_with_auth
 
-        endpoint, auth_routes = wrap_with_auth(manager, token_verifier=token_verifier, auth=auth,
+        endpoint, auth_routes = wrap_with_auth(endpoint, token_verifier=token_verifier, auth=auth,
                                                mcp_path=streamable_http_path, auth_server_provider=auth_server_provider)
     mcp_route = Route(streamable_http_path, endpoint=endpoint, methods=["GET", "POST", "DELETE"])
     routes = [mcp_route, *auth_routes, *(custom_starlette_routes or [])]
     return _app_class()(mcp_route, debug=debug, routes=routes, lifespan=lifespan)
 
 
-_APP_CLASS: Any = None
+_app_class_cache: Any = None
 
 
 def _app_class() -> Any:
     """`McpStarlette`, defined on first use so that Starlette is imported only by `build_app`."""
-    global _APP_CLASS
-    if _APP_CLASS is None:
+    global _app_class_cache
+    if _app_class_cache is None:
         from starlette.applications import Starlette
 
         class McpStarlette(Starlette):
@@ -90,7 +90,7 @@ def _app_class() -> Any:
                 """Whether the MCP endpoint may be called directly; decided on the first request,
                 when Starlette freezes its middleware."""
 
-            async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+            async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
                 if (scope["type"] == "http" and scope["path"] == self._mcp_path and not scope.get("root_path")
                         and scope["method"] in self._mcp_route.methods and self._may_bypass()):
                     scope["app"] = self
@@ -110,8 +110,8 @@ def _app_class() -> Any:
                                     and getattr(self, "max_body_size", None) is None)
                 return self._direct
 
-        _APP_CLASS = McpStarlette
-    return _APP_CLASS
+        _app_class_cache = McpStarlette
+    return _app_class_cache
 
 
 async def serve(server: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
