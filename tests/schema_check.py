@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import numbers
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -693,7 +694,7 @@ def _parse_items(item: bytes | str | dict[str, Any]) -> Iterator[Any]:
         yield item
         return
     text = item.decode("utf-8", "replace") if isinstance(item, bytes) else item
-    for line in text.splitlines():
+    for line in re.split(r"\r\n|\r|\n", text):  # not splitlines(): JSON may carry U+2028 etc.
         if line.strip():
             try:
                 value = json.loads(line)

@@ -11,6 +11,7 @@ import contextlib
 import copy
 import json
 import os
+import re
 import selectors
 import subprocess
 import sys
@@ -47,6 +48,12 @@ mean the server treated the client's mistake as its own failure) and never -3270
 
 CASES: Counter[str] = Counter()
 """Examples run per fuzz family (reported at the end of the session by conftest.py)."""
+
+
+def wire_lines(text: str) -> list[str]:
+    """Lines as SSE and stdio framing define them (CRLF, LF or CR only): `str.splitlines` would
+    also split inside JSON strings carrying U+0085, U+2028 or U+2029."""
+    return re.split(r"\r\n|\r|\n", text)
 
 
 def examples(ci_default: int) -> int:
@@ -414,7 +421,7 @@ class AsgiResponse:
     def messages(self) -> list[Any]:
         """The JSON-RPC messages of the body (one JSON document, or SSE `data:` events)."""
         if self.headers.get("content-type", "").startswith("text/event-stream"):
-            return [json.loads(line[5:]) for line in self.body.decode().splitlines()
+            return [json.loads(line[5:]) for line in wire_lines(self.body.decode())
                     if line.startswith("data:") and line[5:].strip()]
         return [json.loads(self.body)] if self.body else []
 

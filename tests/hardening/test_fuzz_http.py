@@ -41,6 +41,7 @@ from hardening_support import (
     expected_for,
     fuzz_settings,
     mutated_messages,
+    wire_lines,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -169,7 +170,7 @@ class HttpProber:
     def _answer(self, response: httpx.Response) -> dict[str, Any]:
         kind = response.headers.get("content-type", "")
         if kind.startswith("text/event-stream"):
-            events = [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")
+            events = [json.loads(line[5:]) for line in wire_lines(response.text) if line.startswith("data:")
                       and line[5:].strip()]
             answers = [e for e in events if "result" in e or "error" in e]
             assert len(answers) == 1, f"expected one answer on the stream, got {events!r}"

@@ -110,7 +110,7 @@ async def test_the_stream_writer_replaces_an_unencodable_response_and_drops_an_u
     send.send_nowait(SessionMessage({"jsonrpc": "2.0", "id": 2, "result": {"s": "\udc80"}}))
     send.close()
     await pump_out(receive, write)
-    lines = b"".join(written).decode("utf-8").splitlines()
+    lines = b"".join(written).decode("utf-8").split("\n")[:-1]
     assert [json.loads(line) for line in lines] == [
         {"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "Internal error: the response could not be encoded"}},
         {"jsonrpc": "2.0", "id": 2, "result": {"s": "\udc80"}},

@@ -91,3 +91,20 @@ def test_scalar_outputs_dump_exactly_as_pydantic_does(annotation: Any, value: An
     got = plan.dump(value)
     assert got == expected
     assert type(got["result"]) is type(expected["result"])
+
+
+def test_a_parameter_defaulting_to_none_keeps_its_annotated_metadata_on_every_python() -> None:
+    """Python 3.10's `get_type_hints` wraps such a hint in `Optional[...]`, which would push
+    `json_schema_extra` (e.g. `x-mcp-header`) into a nested `anyOf`; 3.11+ does not."""
+    from typing import Annotated
+
+    from pydantic import Field
+
+    def locate(query: str, region: Annotated[str | None, Field(json_schema_extra={"x-mcp-header": "Region"})] = None,
+               limit: int = None) -> str:  # type: ignore[assignment]  # noqa: RUF013
+        return query
+
+    schema = inspect_function(locate, "locate").input_schema()
+    assert schema["properties"]["region"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Region", "x-mcp-header": "Region"}
+    assert schema["properties"]["limit"] == {"default": None, "title": "Limit", "type": "integer"}

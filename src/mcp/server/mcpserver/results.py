@@ -102,16 +102,16 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
         schema = {"properties": {"result": {"title": "Result", "type": _FAST_SCALARS[bare]}}, "required": ["result"],
                   "title": f"{fn_name}Output", "type": "object"}
         return OutputPlan(lambda: _wrapped(fn_name, annotation), schema=schema, fast_type=bare)
-    if inspect.isclass(bare) and _is_basemodel(bare):
+    if _is_class(bare) and _is_basemodel(bare):
         return OutputPlan(lambda: _model_plan(bare))
-    if inspect.isclass(bare) and is_typeddict(bare):
+    if _is_class(bare) and is_typeddict(bare):
         return OutputPlan(lambda: _typeddict_plan(bare))
-    if inspect.isclass(bare) and dataclasses.is_dataclass(bare):
+    if _is_class(bare) and dataclasses.is_dataclass(bare):
         return OutputPlan(lambda: _adapter_plan(bare))
     if _is_dict_with_str_keys(bare):
         return OutputPlan(lambda: _dict_plan(fn_name, annotation))
     # `typing.Any` is a class on Python 3.11+, hence the (to pyright, redundant) identity check.
-    if (inspect.isclass(bare) and bare is not Any  # pyright: ignore[reportUnnecessaryComparison]
+    if (_is_class(bare) and bare is not Any  # pyright: ignore[reportUnnecessaryComparison]
             and not issubclass(bare, _SCALARS) and get_origin(bare) is None
             and not _is_builtin(bare)):
         fields = _class_fields(bare)
@@ -128,6 +128,12 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
         )
         return UNSTRUCTURED
     return OutputPlan(lambda: _wrapped(fn_name, annotation))
+
+
+def _is_class(annotation: Any) -> bool:
+    """A real class: on Python 3.10 `inspect.isclass` is also true for `list[X]` and the like,
+    which `issubclass` then rejects."""
+    return inspect.isclass(annotation) and get_origin(annotation) is None
 
 
 def _is_basemodel(cls: type) -> bool:
@@ -176,7 +182,7 @@ def _content_type_names() -> frozenset[str]:
 
 def _is_content_like(annotation: Any) -> bool:
     """Content blocks, media helpers, `CallToolResult`, and lists/unions made only of them."""
-    if inspect.isclass(annotation):
+    if _is_class(annotation):
         from mcp.server.mcpserver.media import Audio, Image
 
         if issubclass(annotation, Image | Audio):

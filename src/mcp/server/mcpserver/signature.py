@@ -155,8 +155,20 @@ def is_context_annotation(annotation: Any) -> bool:
     return inspect.isclass(target) and issubclass(target, Context)
 
 
+class _AnnotationsOnly:
+    """What `get_type_hints` needs of a function, minus its defaults: on Python 3.10 a parameter
+    defaulting to None gets an implicit `Optional[...]` around its hint (3.11 dropped that), which
+    moves `Annotated` metadata such as `json_schema_extra` one level down in the schema."""
+
+    def __init__(self, fn: Any) -> None:
+        self.__annotations__ = getattr(fn, "__annotations__", {})
+        self.__wrapped__ = fn  # where get_type_hints finds the globals
+
+
 def resolve_hints(fn: Callable[..., Any]) -> dict[str, Any]:
     target: Any = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", fn)  # noqa: B004
+    if sys.version_info < (3, 11):
+        target = _AnnotationsOnly(getattr(target, "__func__", target))
     try:
         return get_type_hints(target, include_extras=True)
     except NameError as exc:
