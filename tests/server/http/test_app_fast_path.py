@@ -6,21 +6,11 @@ from typing import Any
 
 import anyio
 import pytest
-from httpkit import WIRES, backend_for, build_server, connect, initialize, legacy_headers, messages_of
+from httpkit import build_server, connect, initialize, legacy_headers, messages_of
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 class Recorder:

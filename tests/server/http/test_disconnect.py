@@ -6,10 +6,8 @@ import anyio
 import httpx
 import pytest
 from httpkit import (
-    WIRES,
     SSEStream,
     asgi_client,
-    backend_for,
     build_server,
     connect,
     legacy_headers,
@@ -23,16 +21,6 @@ from httpkit import (
 )
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 async def call_then_hang_up(client: httpx.AsyncClient, probe: Any, message: dict[str, Any],

@@ -8,9 +8,7 @@ from typing import Any
 import anyio
 import pytest
 from httpkit import (
-    WIRES,
     SSEStream,
-    backend_for,
     build_server,
     connect,
     legacy_headers,
@@ -29,16 +27,6 @@ pytestmark = pytest.mark.anyio
 
 LONE = "\ud800"
 RAW_LONE = '"\\ud800"'  # how a client writes a lone surrogate in JSON
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 def raw(message: dict[str, object], text: str) -> bytes:

@@ -9,9 +9,7 @@ import anyio
 import httpx
 import pytest
 from httpkit import (
-    WIRES,
     SSEStream,
-    backend_for,
     build_server,
     connect,
     initialize,
@@ -28,16 +26,6 @@ from mcp.server.mcpserver import Context
 pytestmark = pytest.mark.anyio
 
 JSON = {"content-type": "application/json"}
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 @asynccontextmanager

@@ -10,8 +10,6 @@ import httpx
 import pytest
 from httpkit import (
     MODERN,
-    WIRES,
-    backend_for,
     build_server,
     connect,
     modern,
@@ -26,16 +24,6 @@ from httpkit import (
 from mcp.client.streamable_http import encode_header_value
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 def assert_error(response: Any, status: int, code: int, request_id: Any) -> dict[str, Any]:

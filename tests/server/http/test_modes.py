@@ -12,9 +12,7 @@ import pytest
 from httpkit import (
     ACCEPT_BOTH,
     LEGACY,
-    WIRES,
     SSEStream,
-    backend_for,
     build_server,
     connect,
     initialize,
@@ -33,16 +31,6 @@ from httpkit import (
 pytestmark = pytest.mark.anyio
 
 VISIBLE_ASCII = re.compile(r"^[\x21-\x7E]+$")
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 def assert_sse_headers(response: httpx.Response) -> None:

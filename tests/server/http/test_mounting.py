@@ -9,8 +9,6 @@ from typing import Any
 import anyio
 import pytest
 from httpkit import (
-    WIRES,
-    backend_for,
     build_server,
     connect,
     initialize,
@@ -31,16 +29,6 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 def server_with_lifespan(name: str, entered: list[str]) -> MCPServer:

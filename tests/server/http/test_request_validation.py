@@ -9,10 +9,8 @@ from typing import Any
 import anyio
 import pytest
 from httpkit import (
-    WIRES,
     SSEStream,
     asgi_client,
-    backend_for,
     build_server,
     connect,
     legacy_headers,
@@ -26,16 +24,6 @@ from httpkit import (
 pytestmark = pytest.mark.anyio
 
 LIMIT = 1024
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 def big_call(size: int) -> bytes:

@@ -4,9 +4,7 @@ connection resumed with GET + `Last-Event-ID`, and who may resume what."""
 import anyio
 import pytest
 from httpkit import (
-    WIRES,
     SSEStream,
-    backend_for,
     build_server,
     connect,
     legacy_headers,
@@ -20,16 +18,6 @@ from httpkit import (
 from mcp.server.event_store import InMemoryEventStore
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 def resumable_app(mcp: object) -> object:

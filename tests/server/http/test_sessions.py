@@ -5,9 +5,7 @@ is busy). There is no background task: evictions happen as requests arrive."""
 import anyio
 import pytest
 from httpkit import (
-    WIRES,
     SSEStream,
-    backend_for,
     build_server,
     connect,
     initialize,
@@ -22,16 +20,6 @@ from mcp.server.event_store import InMemoryEventStore
 pytestmark = pytest.mark.anyio
 
 IDLE = 0.3
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 async def echo(client: object, session_id: str, text: str = "ping") -> int:

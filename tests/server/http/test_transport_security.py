@@ -3,8 +3,6 @@
 import anyio
 import pytest
 from httpkit import (
-    WIRES,
-    backend_for,
     build_server,
     connect,
     initialize,
@@ -16,16 +14,6 @@ from httpkit import (
 from mcp.server.transport_security import TransportSecuritySettings, check, default_for_host
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
 
 
 def init_headers(**extra: str) -> dict[str, str]:
