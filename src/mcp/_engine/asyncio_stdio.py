@@ -143,27 +143,20 @@ class DirectLineWriter:
         self._drain_waiters.clear()
 
     def send_nowait(self, item: SessionMessage) -> None:
-        if self._closed or self.lost:
-            raise anyio.BrokenResourceError
-        if len(self._pending) > _WRITE_HIGH:
+        if len(self._pending) > _WRITE_HIGH and not (self._closed or self.lost):
             raise anyio.WouldBlock
-        line = encode_line(item.message)
-        with self._lock:
-            self._write(line)
+        self.write_threadsafe(item.message)
 
     async def send(self, item: SessionMessage) -> None:
-        if self._closed or self.lost:
-            raise anyio.BrokenResourceError
-        line = encode_line(item.message)
-        with self._lock:
-            self._write(line)
+        self.write_threadsafe(item.message)
         if len(self._pending) > _WRITE_HIGH and not self.lost:
             waiter = self._loop.create_future()
             self._drain_waiters.append(waiter)
             await waiter
 
     def write_threadsafe(self, message: dict[str, Any]) -> None:
-        """Write one message from any thread (no backpressure: the peer bounds requests in flight)."""
+        """Write one message as a line, from any thread (`send`/`send_nowait` add backpressure on
+        the loop; worker threads need none: the peer bounds the requests in flight)."""
         if self._closed or self.lost:
             raise anyio.BrokenResourceError
         line = encode_line(message)

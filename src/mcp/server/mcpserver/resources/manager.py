@@ -187,8 +187,7 @@ def _guarded_sync(uri: str, read: Callable[[], Any]) -> Any:
     except (ResourceError, MCPError):
         raise
     except Exception as exc:
-        logger.debug("resource %s failed", uri, exc_info=True)
-        raise ResourceError(f"Error reading resource {uri}: {exc}") from exc
+        raise _read_failure(uri, exc) from exc
 
 
 async def _guarded(uri: str, reading: Any) -> Any:
@@ -197,8 +196,12 @@ async def _guarded(uri: str, reading: Any) -> Any:
     except (ResourceError, MCPError):
         raise
     except Exception as exc:  # includes pydantic's ValidationError for unconvertible values
-        logger.debug("resource %s failed", uri, exc_info=True)
-        raise ResourceError(f"Error reading resource {uri}: {exc}") from exc
+        raise _read_failure(uri, exc) from exc
+
+
+def _read_failure(uri: str, exc: Exception) -> ResourceError:
+    logger.debug("resource %s failed", uri, exc_info=exc)
+    return ResourceError(f"Error reading resource {uri}: {exc}")
 
 
 def _check_static_signature(fn: Callable[..., Any], uri: str) -> None:
