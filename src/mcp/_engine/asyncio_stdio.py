@@ -10,6 +10,7 @@ from worker threads (see `DirectLineWriter`).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import math
 import os
@@ -36,8 +37,16 @@ class _InboxProtocol(asyncio.Protocol):
         self._max_line = max_line
         self._transport: Any = None
         self._paused = False
+        buffer = getattr(getattr(sink, "_state", None), "buffer", None)
+        self._buffer: Any = buffer if isinstance(buffer, collections.deque) else None
+        """The inbox's queue itself, when anyio exposes it: its length is what `statistics()`
+        reports, at a fraction of the cost (asked twice per message)."""
         self.direct: Callable[[SessionMessage | Exception], bool] | None = None
-        """Offered each message first while nothing is queued; True means it was taken."""
+        """Offered each message first while the backlog is empty; True means it was taken."""
+        self.backlog = 0
+        """Messages sent through the inbox that its consumer has not reported `processed` yet
+        (queued, handed to the waiting receiver, or being handled): while there are any, nothing
+        is taken directly, so messages are still handled in the order they arrived."""
 
     def connection_made(self, transport: Any) -> None:
         self._transport = transport
@@ -45,7 +54,7 @@ class _InboxProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         for frame in self._framer.feed(data):
             self._put(frame)
-        if not self._paused and self._sink.statistics().current_buffer_used > _INBOX_HIGH:
+        if not self._paused and self._queued() > _INBOX_HIGH:
             self._paused = True
             self._transport.pause_reading()
             asyncio.get_running_loop().create_task(self._resume_when_drained())
@@ -53,13 +62,18 @@ class _InboxProtocol(asyncio.Protocol):
     def _put(self, frame: Any) -> None:
         item = frame_to_item(frame, self._max_line)
         direct = self.direct
-        if direct is not None and not self._sink.statistics().current_buffer_used and direct(item):
+        if direct is not None and not self.backlog and direct(item):
             return
+        self.backlog += 1
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             self._sink.send_nowait(item)
 
+    def _queued(self) -> int:
+        buffer = self._buffer
+        return len(buffer) if buffer is not None else self._sink.statistics().current_buffer_used
+
     async def _resume_when_drained(self) -> None:
-        while self._sink.statistics().current_buffer_used > _INBOX_HIGH // 2:
+        while self._queued() > _INBOX_HIGH // 2:
             await asyncio.sleep(0.005)
         self._paused = False
         if self._transport is not None and not self._transport.is_closing():
@@ -201,7 +215,15 @@ class Inbox:
         self.statistics = receive.statistics
 
     def set_direct_consumer(self, consumer: Callable[[SessionMessage | Exception], bool] | None) -> None:
+        """Offer each message to `consumer` first, while the inbox has no backlog. A direct
+        consumer must call `processed()` after handling each message it received from the inbox."""
         self._protocol.direct = consumer
+
+    def processed(self) -> None:
+        """One message received from the inbox has been handled (see `set_direct_consumer`)."""
+        protocol = self._protocol
+        if protocol.backlog:
+            protocol.backlog -= 1
 
     def __aiter__(self) -> Inbox:
         return self

@@ -35,7 +35,7 @@ import sniffio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from mcp._engine import tap, workers
+from mcp._engine import eager, tap, workers
 from mcp._protocol import messages as m
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -146,6 +146,9 @@ class Peer:
         """Offloaded requests finished by their worker, appended there, settled on the loop."""
         self._run_context: contextvars.Context | None = None
         self._tg: TaskGroup | None = None
+        self._new_scope: Callable[[], anyio.CancelScope] = anyio.CancelScope
+        """Makes a request's cancel scope. While running on asyncio: the backend's own class, which
+        needs no event-loop detection (none works in a read callback outside `anyio.run`)."""
         self._native: dict[anyio.CancelScope, Any] | None = None
         """On asyncio: the cancel scope of each request task started with the loop's own `create_task`
         (cheaper than a task group's) -> its task; stopped like the group's at the end."""
@@ -245,11 +248,13 @@ class Peer:
         """Receive until the read stream ends; in-flight handlers are cancelled at the end."""
         self._run_context = contextvars.copy_context()
         direct = getattr(self._read, "set_direct_consumer", None) if self._offload is not None else None
+        processed: Callable[[], None] | None = getattr(self._read, "processed", None) if direct is not None else None
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 if sniffio.current_async_library() == "asyncio":
                     self._native = {}
+                    self._new_scope = type(anyio.CancelScope())
                 if direct is not None:
                     direct(self._offer)
                 read = self._read
@@ -267,8 +272,10 @@ class Peer:
                             break
                         if isinstance(item, Exception):
                             await self._reject_unparsable(item)
-                            continue
-                        await self._receive(item, tg)
+                        else:
+                            await self._receive(item, tg)
+                        if processed is not None:
+                            processed()
                     # End of input: nothing can answer our own requests any more, but requests
                     # already received still deserve their answers (bounded by drain_timeout).
                     self._close()
@@ -290,6 +297,7 @@ class Peer:
                 direct(None)
             self._tg = None
             self._native = None
+            self._new_scope = anyio.CancelScope
             self._read.close()
             self._close()
             self._in_flight.clear()  # a task cancelled before its first step never unregisters
@@ -402,7 +410,7 @@ class Peer:
         """Start serving an admitted request: offloaded to a worker, or in a task of its own."""
         if self._offload is not None and metadata is None and self._try_offload(message):
             return
-        scope = anyio.CancelScope()
+        scope = self._new_scope()
         if self._track_ids:
             self._in_flight[message["id"]] = scope
         self._active += 1
@@ -412,11 +420,11 @@ class Peer:
         if native is None:
             context.run(tg.start_soon, self._serve, message, metadata, scope)
             return
-        import asyncio
-
-        # Started in the connection's context (lifespan variables), even from a read callback.
-        task = context.run(asyncio.get_running_loop().create_task, self._serve(message, metadata, scope))
-        native[scope] = task  # `_serve` removes it when done
+        # In a copy of the connection's context (lifespan variables), even from a read callback;
+        # started eagerly: a handler that never waits is done before this returns.
+        task = eager.start_task(self._serve(message, metadata, scope), context.copy())
+        if not task.done():
+            native[scope] = task  # `_serve` removes it when done
 
     async def _stop_native_tasks(self) -> None:
         """Cancel the natively started request tasks (their scopes: shields hold) and wait for them."""
