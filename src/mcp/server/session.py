@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
+from mcp._protocol.revisions import prune_result
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError, NoBackChannelError, warn_deprecated
 from mcp.types.jsonrpc import (
@@ -51,6 +52,36 @@ class WireResult:
 
     def __init__(self, wire: dict[str, Any]) -> None:
         self.wire = wire
+
+
+_result_serializers: dict[type, Any] = {}
+"""Result model class -> its pydantic serializer (what `model_dump` calls, minus the wrapper)."""
+
+
+def _result_serializer(method: str, result: Any) -> Any:
+    """The serializer of a handler's result model, cached per class; a clear `TypeError` for
+    anything that is not a result model (a bare list or dict, say)."""
+    cls: Any = result.__class__
+    serializer = getattr(cls, "__pydantic_serializer__", None)
+    if serializer is None or not hasattr(result, "model_dump") or not hasattr(cls, "model_fields"):
+        raise TypeError(
+            f"Handler for {method!r} returned {cls.__name__}; expected a result model "
+            f"(for example ListToolsResult(tools=[...]), not a bare list or dict)"
+        )
+    from pydantic import BaseModel
+
+    if cls.model_dump is not BaseModel.model_dump:  # an override of model_dump is honoured
+        serializer = _ModelDump()
+    _result_serializers[cls] = serializer
+    return serializer
+
+
+class _ModelDump:
+    """Stands in for the serializer of a result class that overrides `model_dump`."""
+
+    @staticmethod
+    def to_python(result: Any, **options: Any) -> Any:
+        return result.model_dump(**options)
 
 
 CACHEABLE_METHODS = frozenset(
@@ -220,13 +251,9 @@ class ServerSession:
     def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
         if type(result) is WireResult:
             wire = result.wire
-        elif hasattr(result, "model_dump") and hasattr(cast("Any", type(result)), "model_fields"):
-            wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         else:
-            raise TypeError(
-                f"Handler for {method!r} returned {type(result).__name__}; expected a result model "
-                f"(for example ListToolsResult(tools=[...]), not a bare list or dict)"
-            )
+            serializer = _result_serializers.get(result.__class__) or _result_serializer(method, result)
+            wire = serializer.to_python(result, mode="json", by_alias=True, exclude_none=True)
         if version in MODERN_VERSIONS:
             wire = dict(wire)
             wire.setdefault("resultType", "complete")
@@ -241,8 +268,6 @@ class ServerSession:
         if wire.get("resultType") == "input_required":
             logger.error("%s returned an InputRequiredResult on a %s connection, which cannot carry one", method, version)
             raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result")
-        from mcp._protocol.revisions import prune_result
-
         return prune_result(method, wire, version)
 
     def _complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
