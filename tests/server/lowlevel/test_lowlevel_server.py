@@ -92,6 +92,26 @@ async def test_returning_something_that_is_not_a_result_is_a_clear_type_error() 
             await client.call_tool("bare", {})
 
 
+class _StampedResult(CallToolResult):
+    """A result class of the application's own that overrides `model_dump`."""
+
+    def model_dump(self, **options: Any) -> dict[str, Any]:
+        dumped = super().model_dump(**options)
+        dumped["structuredContent"] = {**dumped.get("structuredContent", {}), "stamped": True}
+        return dumped
+
+
+async def test_a_result_class_overriding_model_dump_is_put_on_the_wire_through_its_override() -> None:
+    async def stamped(ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
+        return _StampedResult(content=[TextContent(text="x")], structured_content={"n": 1})
+
+    server = Server("stamped", on_list_tools=list_tools, on_call_tool=stamped)
+    async with Client(server, mode="legacy") as client:
+        for _ in range(2):  # the second call takes the cached way
+            result = await client.call_tool("plain", {})
+            assert result.structured_content == {"n": 1, "stamped": True}
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 async def test_capabilities_are_exactly_those_of_the_handlers_given(mode: str) -> None:
     async with Client(make_server(), mode=mode) as client:
