@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from mcp._engine.fdio import read_in_chunks
 from mcp._engine.stdio_pump import frame_to_item
 from mcp._protocol.codec import encode_line
 from mcp._protocol.framing import LineFramer
@@ -247,4 +248,4 @@ async def open_stdio(in_fd: int, out_fd: int, max_line: int) -> tuple[Inbox, Dir
     send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
     protocol = _InboxProtocol(send, max_line)
     read_transport, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(in_fd, "rb", buffering=0))
-    return Inbox(receive, protocol), DirectLineWriter(loop, out_fd), read_transport
+    return Inbox(receive, protocol), DirectLineWriter(loop, out_fd), read_in_chunks(read_transport)

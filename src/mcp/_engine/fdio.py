@@ -16,6 +16,17 @@ import anyio.to_thread
 import sniffio
 
 CHUNK = 1 << 16
+"""Bytes asked of a pipe per read. Also what asyncio's pipe transports are told to ask for (see
+`read_in_chunks`): their default, 256 KiB, is served by the C library by mapping fresh memory and
+then shrinking and unmapping it, three system calls and a page fault per read of a short line
+(about 15 us a read on the CI machine, against 1 us from the heap)."""
+
+
+def read_in_chunks(transport: Any) -> Any:
+    """Make an asyncio read transport ask for `CHUNK` bytes per read; returns it."""
+    if isinstance(getattr(transport, "max_size", None), int):
+        transport.max_size = CHUNK
+    return transport
 
 
 class FdReader(Protocol):
@@ -115,7 +126,7 @@ async def open_reader(fd: int) -> FdReader:
             transport, _ = await loop.connect_read_pipe(
                 lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
             )
-            return _AsyncioReader(reader, transport)
+            return _AsyncioReader(reader, read_in_chunks(transport))
         if library == "trio":
             import trio
 
