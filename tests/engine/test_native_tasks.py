@@ -1,4 +1,4 @@
-"""Eagerly started request tasks (`mcp._engine.eager.start_task`) on asyncio."""
+"""Eagerly started request tasks (`mcp._engine.native.start_task`) on asyncio."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 
-from mcp._engine.eager import start_task
+from mcp._engine.native import start_task
 
 VAR: contextvars.ContextVar[str] = contextvars.ContextVar("eager_test_var", default="unset")
 

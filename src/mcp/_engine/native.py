@@ -1,5 +1,8 @@
-"""Eagerly started asyncio tasks: a request task whose handler never waits completes inside the
-call that starts it, without ever being scheduled.
+"""Request tasks started natively on asyncio (not in an anyio task group): started eagerly, and
+cancelled the way anyio would cancel them.
+
+Eager start: a request task whose handler never waits completes inside the call that starts it,
+without ever being scheduled.
 
 A request usually arrives in the pipe's read callback. A plain `create_task` there costs one more
 pass of the event loop (a poll of the selector, the task's first step) before the handler even
@@ -12,6 +15,11 @@ Python 3.12+ has this built in (`Task(..., eager_start=True)`). Python 3.10 and 
 the pure-Python `Task` (which asyncio keeps alongside the C one) is started by hand, which is only
 possible when no other task is running, i.e. from a callback. Elsewhere, and whenever the machinery
 is missing, a task is created the ordinary way.
+
+Cancellation: such a task is cancelled with `task.cancel()` instead of through an anyio cancel
+scope entered around every request (entering and leaving one costs a per-task registration in
+anyio). What a scope would guarantee still holds: while the task is inside an anyio scope with
+`shield=True`, the cancellation waits until it has left it (`shielded`).
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-__all__ = ["start_task"]
+__all__ = ["shielded", "start_task"]
 
 
 _Start = Callable[[Coroutine[Any, Any, Any], asyncio.AbstractEventLoop, contextvars.Context], "asyncio.Task[Any]"]
@@ -75,3 +83,27 @@ def start_task(coro: Coroutine[Any, Any, Any], context: contextvars.Context) -> 
         if _EagerTask is not None:
             return _EagerTask(coro, loop, context)
     return context.run(loop.create_task, coro)
+
+
+def _anyio_task_states() -> Any:
+    """anyio's asyncio backend's table of each task's innermost cancel scope (None if absent)."""
+    try:
+        from anyio._backends import _asyncio as backend
+    except ImportError:  # pragma: no cover - anyio without its asyncio backend
+        return None
+    return getattr(backend, "_task_states", None)
+
+
+_TASK_STATES = _anyio_task_states()
+
+
+def shielded(task: asyncio.Task[Any]) -> bool:
+    """Whether `task` is inside an anyio cancel scope with `shield=True` right now: its innermost
+    scope and the ones around it in the same task are looked at (anyio keeps them per task)."""
+    state = _TASK_STATES.get(task) if _TASK_STATES is not None else None
+    scope = getattr(state, "cancel_scope", None)
+    while scope is not None and getattr(scope, "_host_task", None) is task:
+        if scope.shield:
+            return True
+        scope = getattr(scope, "_parent_scope", None)
+    return False

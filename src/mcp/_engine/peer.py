@@ -21,6 +21,7 @@ one. Completed jobs are settled on the loop lazily (`_settle`), before the next 
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextvars
 import itertools
@@ -35,7 +36,8 @@ import sniffio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from mcp._engine import eager, tap, workers
+from mcp._engine import native as native_tasks
+from mcp._engine import tap, workers
 from mcp._protocol import messages as m
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -90,6 +92,51 @@ class _OffloadedCall:
         self.cancelled = True
 
 
+class _NativeCall:
+    """A request served in a natively started asyncio task, in the in-flight table: `cancel()`
+    cancels the task (once it has left any anyio shield, as a cancel scope would), and, used as
+    the request's scope in `_serve`, it ends that cancellation quietly. A request cancelled before
+    its task first ran never runs its handler."""
+
+    __slots__ = ("cancelled", "entered", "task")
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.entered = False
+        self.task: Any = None
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            self.cancelled = True
+            self._deliver()
+
+    def _deliver(self) -> None:
+        task = self.task
+        if task is None or not self.entered or task.done():
+            return  # not started yet: `__enter__` sees the flag
+        if native_tasks.shielded(task):
+            task.get_loop().call_later(_SHIELD_RETRY, self._deliver)
+            return
+        task.cancel()
+
+    def __enter__(self) -> None:
+        if self.cancelled:
+            raise asyncio.CancelledError
+        self.entered = True
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or not self.cancelled or not isinstance(exc, asyncio.CancelledError):
+            return False
+        uncancel = getattr(self.task, "uncancel", None)  # 3.11+: the task is no longer cancelling
+        if uncancel is not None:
+            uncancel()
+        return True
+
+
+_SHIELD_RETRY = 0.01
+"""Seconds between attempts to cancel a request task that is inside an anyio shield."""
+
+
 class _Pending:
     __slots__ = ("event", "method", "raised", "response")
 
@@ -136,7 +183,7 @@ class Peer:
         self._on_notification = on_notification
         self._ids = itertools.count(1)
         self._pending: dict[Any, _Pending] = {}
-        self._in_flight: dict[Any, anyio.CancelScope | _OffloadedCall] = {}
+        self._in_flight: dict[Any, anyio.CancelScope | _OffloadedCall | _NativeCall] = {}
         write_threadsafe = getattr(write_stream, "write_threadsafe", None)
         self._offload = offload if write_threadsafe is not None else None
         self._write_threadsafe: Callable[[dict[str, Any]], None] | None = write_threadsafe
@@ -146,12 +193,11 @@ class Peer:
         """Offloaded requests finished by their worker, appended there, settled on the loop."""
         self._run_context: contextvars.Context | None = None
         self._tg: TaskGroup | None = None
-        self._new_scope: Callable[[], anyio.CancelScope] = anyio.CancelScope
-        """Makes a request's cancel scope. While running on asyncio: the backend's own class, which
-        needs no event-loop detection (none works in a read callback outside `anyio.run`)."""
-        self._native: dict[anyio.CancelScope, Any] | None = None
-        """On asyncio: the cancel scope of each request task started with the loop's own `create_task`
-        (cheaper than a task group's) -> its task; stopped like the group's at the end."""
+        self._native: dict[_NativeCall, Any] | None = None
+        """On asyncio: each request task started natively (`native_tasks.start_task`, eagerly and
+        cheaper than a task group's), by its in-flight entry; stopped like the group's at the end.
+        No anyio call is made to start one, so this also works from a read callback outside
+        `anyio.run` (where anyio cannot tell which event loop runs)."""
         self._drop_when_full = drop_when_full
         self._track_ids = track_ids
         """False for a connection shared by many independent clients (stateless HTTP): their
@@ -254,7 +300,6 @@ class Peer:
                 self._tg = tg
                 if sniffio.current_async_library() == "asyncio":
                     self._native = {}
-                    self._new_scope = type(anyio.CancelScope())
                 if direct is not None:
                     direct(self._offer)
                 read = self._read
@@ -297,7 +342,6 @@ class Peer:
                 direct(None)
             self._tg = None
             self._native = None
-            self._new_scope = anyio.CancelScope
             self._read.close()
             self._close()
             self._in_flight.clear()  # a task cancelled before its first step never unregisters
@@ -376,7 +420,7 @@ class Peer:
         if scope is not None:
             scope.cancel()
 
-    async def _serve(self, message: dict[str, Any], metadata: Any, scope: anyio.CancelScope) -> None:
+    async def _serve(self, message: dict[str, Any], metadata: Any, scope: anyio.CancelScope | _NativeCall) -> None:
         """Serve one admitted request inside its cancel scope (which `notifications/cancelled`
         may have cancelled already: then the handler never runs and nothing is answered)."""
         request_id = message["id"]
@@ -396,7 +440,7 @@ class Peer:
                     logger.exception("request handler failed for %r", message.get("method"))
                     await self._answer_internal_error(request_id, metadata)
         finally:
-            if self._native is not None:
+            if self._native is not None and type(scope) is _NativeCall:
                 self._native.pop(scope, None)
             self._active -= 1
             if self._track_ids and self._in_flight.get(request_id) is scope:
@@ -410,29 +454,32 @@ class Peer:
         """Start serving an admitted request: offloaded to a worker, or in a task of its own."""
         if self._offload is not None and metadata is None and self._try_offload(message):
             return
-        scope = self._new_scope()
-        if self._track_ids:
-            self._in_flight[message["id"]] = scope
-        self._active += 1
         native = self._native
         context = self._run_context
         assert context is not None
         if native is None:
+            scope = anyio.CancelScope()
+            if self._track_ids:
+                self._in_flight[message["id"]] = scope
+            self._active += 1
             context.run(tg.start_soon, self._serve, message, metadata, scope)
             return
+        call = _NativeCall()
+        if self._track_ids:
+            self._in_flight[message["id"]] = call
+        self._active += 1
         # In a copy of the connection's context (lifespan variables), even from a read callback;
         # started eagerly: a handler that never waits is done before this returns.
-        task = eager.start_task(self._serve(message, metadata, scope), context.copy())
+        task = native_tasks.start_task(self._serve(message, metadata, call), context.copy())
         if not task.done():
-            native[scope] = task  # `_serve` removes it when done
+            call.task = task
+            native[call] = task  # `_serve` removes it when done
 
     async def _stop_native_tasks(self) -> None:
-        """Cancel the natively started request tasks (their scopes: shields hold) and wait for them."""
+        """Cancel the natively started request tasks (shields hold) and wait for them."""
         native = self._native
         if not native:
             return
-        import asyncio
-
         for scope in native:
             scope.cancel()
         with anyio.CancelScope(shield=True):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
+
+import anyio
 
 from mcp.server import MCPServer
 
@@ -33,6 +36,22 @@ def fail(message: str) -> str:
 @mcp.tool()
 async def ping_async() -> str:
     return "pong"
+
+
+@mcp.tool()
+async def shielded(path: str, seconds: float) -> str:
+    """Writes `path` at the end of a shielded wait, then waits long enough to be cancelled."""
+    with anyio.CancelScope(shield=True):
+        await anyio.sleep(seconds)
+        Path(path).write_text("shield held")
+    await anyio.sleep(30)
+    return "never cancelled"
+
+
+@mcp.tool()
+async def wait_async(seconds: float, tag: str) -> str:
+    await anyio.sleep(seconds)
+    return tag
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+"""Async tools over real stdio, cancelled by the client: the handler stops, nothing is answered,
+anyio shields hold, and the connection keeps serving."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.interaction.test_stdio_offload import WORKLOAD
+from tests.interaction.test_stdio_wire import RawServer
+
+
+def _call(request_id: Any, name: str, **arguments: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+
+def _cancel(request_id: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}}
+
+
+@pytest.fixture
+def server() -> Iterator[RawServer]:
+    raw = RawServer(script=WORKLOAD)
+    raw.initialize()
+    yield raw
+    assert raw.close() == 0
+
+
+def test_a_cancelled_async_call_gets_no_answer_and_the_connection_keeps_serving(server: RawServer) -> None:
+    server.send(_call(1, "wait_async", seconds=30, tag="never"))
+    time.sleep(0.1)
+    server.send(_cancel(1))
+    time.sleep(0.2)
+    answer = server.request(_call(2, "wait_async", seconds=0, tag="next"))
+    assert answer["id"] == 2 and answer["result"]["structuredContent"] == {"result": "next"}
+    server.send(_call(1, "wait_async", seconds=0, tag="reused"))  # its id is free again
+    assert server.read()["result"]["structuredContent"] == {"result": "reused"}
+
+
+def test_a_cancellation_waits_for_the_handler_to_leave_its_anyio_shield(server: RawServer, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    server.send(_call("s", "shielded", path=str(marker), seconds=0.5))
+    time.sleep(0.1)  # inside the shield now
+    server.send(_cancel("s"))
+    time.sleep(0.1)
+    assert not marker.exists()
+    deadline = time.monotonic() + 10
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert marker.read_text() == "shield held"
+    # Cancelled after its shield (not left to its 30 s wait): no answer comes for "s", and its id
+    # is free again shortly after.
+    time.sleep(0.3)
+    assert server.request({"jsonrpc": "2.0", "id": "ping", "method": "ping"}) == {
+        "jsonrpc": "2.0", "id": "ping", "result": {}}
+    answer = server.request(_call("s", "wait_async", seconds=0, tag="id free"))
+    assert answer["result"]["structuredContent"] == {"result": "id free"}
