@@ -47,3 +47,23 @@ async def test_run_passes_access_log_and_the_address_to_uvicorn(transport: str, 
     await run(host="127.0.0.1", port=8124)
     assert [(c.host, c.port, c.access_log, c.lifespan) for c in configs] == [
         ("127.0.0.1", 8123, True, "on"), ("127.0.0.1", 8124, False, "on")]
+
+
+def test_served_connections_are_read_64_kib_at_a_time() -> None:
+    import asyncio
+
+    from mcp._engine.fdio import CHUNK
+    from mcp.server.streamable_http_app import chunked_reads
+
+    made: list[Any] = []
+
+    class Protocol(asyncio.Protocol):
+        def connection_made(self, transport: Any) -> None:
+            made.append(transport)
+
+    class Transport:
+        max_size = 256 * 1024
+
+    transport = Transport()
+    chunked_reads(Protocol)().connection_made(transport)
+    assert made == [transport] and transport.max_size == CHUNK == 64 * 1024
