@@ -39,6 +39,13 @@ def test_importing_mcpserver_loads_no_http_stack_or_json_schema_validator() -> N
     assert "mcp.client" not in modules
 
 
+def test_importing_mcpserver_loads_no_event_loop_until_it_runs() -> None:
+    """asyncio (and anyio's asyncio backend) cost ~30 ms to import: `run()` brings them in."""
+    modules = _modules_after("from mcp.server import MCPServer, Server")
+    assert _loaded(modules, ("asyncio", "trio", "uvloop")) == []
+    assert "anyio._backends._asyncio" not in modules
+
+
 def test_registering_and_listing_tools_loads_no_http_stack() -> None:
     modules = _modules_after(
         "from mcp.server import MCPServer\nm = MCPServer('x')\n@m.tool()\ndef add(a: int, b: int) -> int:\n    return a + b\n"

@@ -21,7 +21,6 @@ one. Completed jobs are settled on the loop lazily (`_settle`), before the next 
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import contextvars
 import itertools
@@ -36,7 +35,6 @@ import sniffio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from mcp._engine import native as native_tasks
 from mcp._engine import tap, workers
 from mcp._protocol import messages as m
 from mcp.shared.exceptions import MCPError
@@ -114,18 +112,26 @@ class _NativeCall:
         task = self.task
         if task is None or not self.entered or task.done():
             return  # not started yet: `__enter__` sees the flag
-        if native_tasks.shielded(task):
+        from mcp._engine.native import shielded
+
+        if shielded(task):
             task.get_loop().call_later(_SHIELD_RETRY, self._deliver)
             return
         task.cancel()
 
     def __enter__(self) -> None:
         if self.cancelled:
+            import asyncio
+
             raise asyncio.CancelledError
         self.entered = True
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
-        if exc is None or not self.cancelled or not isinstance(exc, asyncio.CancelledError):
+        if exc is None or not self.cancelled:
+            return False
+        import asyncio
+
+        if not isinstance(exc, asyncio.CancelledError):
             return False
         uncancel = getattr(self.task, "uncancel", None)  # 3.11+: the task is no longer cancelling
         if uncancel is not None:
@@ -193,8 +199,9 @@ class Peer:
         """Offloaded requests finished by their worker, appended there, settled on the loop."""
         self._run_context: contextvars.Context | None = None
         self._tg: TaskGroup | None = None
+        self._start_native: Callable[..., Any] = _not_on_asyncio
         self._native: dict[_NativeCall, Any] | None = None
-        """On asyncio: each request task started natively (`native_tasks.start_task`, eagerly and
+        """On asyncio: each request task started natively (`native.start_task`, eagerly and
         cheaper than a task group's), by its in-flight entry; stopped like the group's at the end.
         No anyio call is made to start one, so this also works from a read callback outside
         `anyio.run` (where anyio cannot tell which event loop runs)."""
@@ -299,7 +306,10 @@ class Peer:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 if sniffio.current_async_library() == "asyncio":
+                    from mcp._engine.native import start_task
+
                     self._native = {}
+                    self._start_native = start_task
                 if direct is not None:
                     direct(self._offer)
                 read = self._read
@@ -470,7 +480,7 @@ class Peer:
         self._active += 1
         # In a copy of the connection's context (lifespan variables), even from a read callback;
         # started eagerly: a handler that never waits is done before this returns.
-        task = native_tasks.start_task(self._serve(message, metadata, call), context.copy())
+        task = self._start_native(self._serve(message, metadata, call), context.copy())
         if not task.done():
             call.task = task
             native[call] = task  # `_serve` removes it when done
@@ -480,6 +490,8 @@ class Peer:
         native = self._native
         if not native:
             return
+        import asyncio
+
         for scope in native:
             scope.cancel()
         with anyio.CancelScope(shield=True):
@@ -569,6 +581,10 @@ class Peer:
             await self.send(m.error_response(request_id, INTERNAL_ERROR, "Internal error"), metadata)
         except Exception:
             logger.exception("could not answer request %r", request_id)
+
+
+def _not_on_asyncio(*args: Any) -> Any:
+    raise RuntimeError("native request tasks exist only while the peer runs on asyncio")
 
 
 def _error_from_wire(error: dict[str, Any]) -> MCPError:
