@@ -19,6 +19,7 @@ from typing import Any, Literal, TextIO
 import anyio
 from pydantic import BaseModel, Field
 
+from mcp._engine.fdio import read_in_chunks
 from mcp._engine.stdio_pump import pump_in, pump_out
 from mcp._protocol.framing import DEFAULT_MAX_LINE
 from mcp.shared.message import SessionMessage
@@ -51,6 +52,18 @@ class StdioServerParameters(BaseModel):
     encoding_error_handler: Literal["strict", "ignore", "replace"] = "strict"
 
 
+def _read_stdout_in_chunks(process: Any) -> None:
+    """On asyncio, have the server's stdout pipe read 64 KiB at a time (`fdio.read_in_chunks`):
+    anyio wraps asyncio's process, whose pipe transport is reachable only through private names,
+    so anything unexpected leaves the default."""
+    inner = getattr(process, "_process", None)
+    get_pipe = getattr(getattr(inner, "_transport", None), "get_pipe_transport", None)
+    if callable(get_pipe):
+        pipe = get_pipe(1)
+        if pipe is not None:
+            read_in_chunks(pipe)
+
+
 @asynccontextmanager
 async def stdio_client(
     server: StdioServerParameters, errlog: TextIO | None = None, *, max_message_size: int = DEFAULT_MAX_LINE
@@ -68,6 +81,7 @@ async def stdio_client(
         env=env, cwd=server.cwd, start_new_session=sys.platform != "win32",
     )
     assert process.stdin is not None and process.stdout is not None
+    _read_stdout_in_chunks(process)
     stdout, stdin = process.stdout, process.stdin
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
