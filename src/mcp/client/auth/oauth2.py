@@ -74,6 +74,36 @@ _SUPPORTED_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
 Flow = AsyncGenerator[httpx.Request, httpx.Response]
 
 
+class SubFlow:
+    """Runs a sub-flow (another `Flow`) from inside an auth flow. Async generators cannot
+    delegate with `yield from`, so the caller relays each request out and each response back:
+
+        async with SubFlow(self._refresh_flow()) as sub:
+            outgoing = await sub.step(None)
+            while outgoing is not None:
+                outgoing = await sub.step((yield outgoing))
+
+    Every response's body is read before the sub-flow sees it; the sub-flow is closed on exit."""
+
+    def __init__(self, flow: Flow) -> None:
+        self._flow = flow
+
+    async def step(self, reply: httpx.Response | None) -> httpx.Request | None:
+        """The sub-flow's next request, given the response to its previous one; None when done."""
+        if reply is not None:
+            await reply.aread()
+        try:
+            return await self._flow.asend(reply)  # type: ignore[arg-type]  # None starts it
+        except StopAsyncIteration:
+            return None
+
+    async def __aenter__(self) -> SubFlow:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._flow.aclose()
+
+
 # -- public protocol and values -----------------------------------------------------------------
 
 
@@ -233,18 +263,10 @@ class OAuthClientProvider(httpx.Auth):
             challenge = utils.parse_www_authenticate(response.headers.get("www-authenticate")) or {}
             async with self._lock():
                 if self._access_token() == sent or not self.context.is_token_valid():
-                    flow = self._oauth_flow(challenge, step_up=False)
-                    reply: httpx.Response | None = None
-                    try:
-                        while True:
-                            try:
-                                sub = await flow.asend(reply)  # type: ignore[arg-type]
-                            except StopAsyncIteration:
-                                break
-                            reply = yield sub
-                            await reply.aread()
-                    finally:
-                        await flow.aclose()
+                    async with SubFlow(self._oauth_flow(challenge, step_up=False)) as sub:
+                        outgoing = await sub.step(None)
+                        while outgoing is not None:
+                            outgoing = await sub.step((yield outgoing))
                 self._add_auth_header(request)
             sent = self._access_token()
             response = yield request
@@ -261,18 +283,10 @@ class OAuthClientProvider(httpx.Auth):
                         logger.warning("insufficient_scope for %s again: not re-authorizing", sorted(key))
                         return
                     self.context.step_up_attempts[key] = attempts + 1
-                    flow = self._oauth_flow(challenge, step_up=True)
-                    reply = None
-                    try:
-                        while True:
-                            try:
-                                sub = await flow.asend(reply)  # type: ignore[arg-type]
-                            except StopAsyncIteration:
-                                break
-                            reply = yield sub
-                            await reply.aread()
-                    finally:
-                        await flow.aclose()
+                    async with SubFlow(self._oauth_flow(challenge, step_up=True)) as sub:
+                        outgoing = await sub.step(None)
+                        while outgoing is not None:
+                            outgoing = await sub.step((yield outgoing))
                 self._add_auth_header(request)
             yield request
 
@@ -371,17 +385,10 @@ class OAuthClientProvider(httpx.Auth):
                 return
 
         ctx.requested_scopes = self._select_scopes(challenge, step_up=step_up)
-        grant = self._obtain_token()
-        reply: httpx.Response | None = None
-        try:
-            while True:
-                try:
-                    sub = await grant.asend(reply)  # type: ignore[arg-type]
-                except StopAsyncIteration:
-                    break
-                reply = yield sub
-        finally:
-            await grant.aclose()
+        async with SubFlow(self._obtain_token()) as grant:
+            outgoing = await grant.step(None)
+            while outgoing is not None:
+                outgoing = await grant.step((yield outgoing))
 
     def _pinned_metadata_matches(self, auth_server_url: str) -> bool:
         """Subclasses configured with a fixed authorization server may skip re-discovery."""

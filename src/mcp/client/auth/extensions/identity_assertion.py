@@ -27,7 +27,7 @@ from pydantic import AnyHttpUrl, ValidationError
 
 from mcp.client.auth import utils
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthTokenError
-from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, Flow, TokenStorage
+from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, Flow, SubFlow, TokenStorage
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthMetadata, OAuthToken
 
 logger = logging.getLogger("mcp.client.auth.identity_assertion")
@@ -114,18 +114,10 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
         if response.status_code == 401:
             async with self._lock():
                 if self._access_token() == sent:
-                    flow = self._exchange()
-                    reply: httpx.Response | None = None
-                    try:
-                        while True:
-                            try:
-                                sub = await flow.asend(reply)  # type: ignore[arg-type]
-                            except StopAsyncIteration:
-                                break
-                            reply = yield sub
-                            await reply.aread()
-                    finally:
-                        await flow.aclose()
+                    async with SubFlow(self._exchange()) as sub:
+                        outgoing = await sub.step(None)
+                        while outgoing is not None:
+                            outgoing = await sub.step((yield outgoing))
                 self._add_auth_header(request)
             sent = self._access_token()
             response = yield request
@@ -142,18 +134,10 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
                         return
                     self._step_ups[key] = self._step_ups.get(key, 0) + 1
                     self._requested_scopes = utils.split_scopes(" ".join([*self._requested_scopes, *challenged]))
-                    flow = self._exchange()
-                    reply = None
-                    try:
-                        while True:
-                            try:
-                                sub = await flow.asend(reply)  # type: ignore[arg-type]
-                            except StopAsyncIteration:
-                                break
-                            reply = yield sub
-                            await reply.aread()
-                    finally:
-                        await flow.aclose()
+                    async with SubFlow(self._exchange()) as sub:
+                        outgoing = await sub.step(None)
+                        while outgoing is not None:
+                            outgoing = await sub.step((yield outgoing))
                 self._add_auth_header(request)
             yield request
 
