@@ -274,8 +274,15 @@ def to_wire_content(value: Any) -> list[dict[str, Any]]:
         return []
     if kind is list or kind is tuple:
         out: list[dict[str, Any]] = []
-        for item in value:
-            out.extend(to_wire_content(item))
+        last: Any = None
+        render: Callable[[Any], list[dict[str, Any]]] | None = None
+        for item in cast("list[Any]", value):
+            item_kind = cast("type[Any]", type(item))
+            if item_kind is not last:  # runs of one type look their renderer up once
+                last = item_kind
+                render = None if item_kind is str or item_kind is list or item_kind is tuple or item is None \
+                    else _RENDERERS.get(item_kind) or _RENDERERS.setdefault(item_kind, _renderer_for(item_kind))
+            out.extend(to_wire_content(item) if render is None else render(item))
         return out
     render = _RENDERERS.get(kind)
     if render is None:
