@@ -58,3 +58,15 @@ def test_a_cancellation_waits_for_the_handler_to_leave_its_anyio_shield(server: 
         "jsonrpc": "2.0", "id": "ping", "result": {}}
     answer = server.request(_call("s", "wait_async", seconds=0, tag="id free"))
     assert answer["result"]["structuredContent"] == {"result": "id free"}
+
+
+def test_cancelling_a_call_that_runs_a_task_group_stops_its_children(server: RawServer, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    server.send(_call("f", "fanout", path=str(log)))
+    time.sleep(0.2)
+    server.send(_cancel("f"))
+    deadline = time.monotonic() + 10
+    while (not log.exists() or len(log.read_text().splitlines()) < 2) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert sorted(log.read_text().splitlines()) == ["one stopped", "two stopped"]
+    assert server.request({"jsonrpc": "2.0", "id": "ping", "method": "ping"})["result"] == {}

@@ -49,6 +49,23 @@ async def shielded(path: str, seconds: float) -> str:
 
 
 @mcp.tool()
+async def fanout(path: str) -> str:
+    """Two child tasks that wait forever; each appends a line to `path` when it is cancelled."""
+
+    async def child(name: str) -> None:
+        try:
+            await anyio.sleep(30)
+        finally:
+            with Path(path).open("a") as out:
+                out.write(f"{name} stopped\n")
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(child, "one")
+        tg.start_soon(child, "two")
+    return "never cancelled"
+
+
+@mcp.tool()
 async def wait_async(seconds: float, tag: str) -> str:
     await anyio.sleep(seconds)
     return tag
