@@ -9,15 +9,6 @@ _here = str(Path(__file__).parent)
 if _here not in sys.path:
     sys.path.insert(0, _here)
 
-import pytest  # noqa: E402
-from httpkit import WIRES, backend_for  # noqa: E402
+from httpkit import anyio_backend, wire  # noqa: E402
 
-
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
+__all__ = ["anyio_backend", "wire"]

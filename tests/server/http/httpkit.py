@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 import anyio
 import httpx
+import pytest
 from anyio.abc import TaskGroup
 
 from mcp._protocol.sse import Event, SSEParser
@@ -538,6 +539,18 @@ WIRES = ["asgi-asyncio", "asgi-trio", "uvicorn"]
 
 def backend_for(wire: str) -> str:
     return "trio" if wire.endswith("trio") else "asyncio"
+
+
+@pytest.fixture(params=WIRES)
+def wire(request: pytest.FixtureRequest) -> str:
+    """Runs a test once per wire (import it, with `anyio_backend`, into a test module or conftest)."""
+    return request.param
+
+
+@pytest.fixture
+def anyio_backend(wire: str) -> str:
+    """The event loop the test's `wire` needs."""
+    return backend_for(wire)
 
 
 async def raw_http(base_url: str, method: str, path: str, headers: list[tuple[str, str]],

@@ -15,7 +15,7 @@ from mcp.server.mcpserver import AcceptedElicitation, MCPServer
 from mcp.server.tasks import EXTENSION_ID, TaskContext, Tasks
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "http"))
-from httpkit import WIRES, backend_for, connect, modern, modern_headers, modern_meta
+from httpkit import anyio_backend, connect, modern, modern_headers, modern_meta, wire
 
 pytestmark = [
     pytest.mark.anyio,
@@ -27,14 +27,7 @@ pytestmark = [
 CAPS = {"extensions": {EXTENSION_ID: {}}, "elicitation": {}}
 
 
-@pytest.fixture(params=WIRES)
-def wire(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def anyio_backend(wire: str) -> str:
-    return backend_for(wire)
+__all__ = ["anyio_backend", "wire"]  # the per-wire fixtures, used by every test here
 
 
 class Confirmation(BaseModel):
