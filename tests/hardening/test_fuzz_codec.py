@@ -166,11 +166,13 @@ def _finite(value: Any) -> bool:
 
 
 def test_encode_line_survives_values_json_cannot_carry() -> None:
+    """Too deep, of a type no encoder knows, or not finite: a response becomes an internal
+    error to the same id, anything else raises `EncodeError`."""
     CASES["codec: encode_line"] += 1
     nested: Any = []
     for _ in range(100_000):
         nested = [nested]
-    for bad in (nested, object(), {1j}, math.nan):
+    for bad in (nested, object(), {type("Opaque", (), {})()}, math.nan):
         answer = json.loads(encode_line({"jsonrpc": "2.0", "id": 7, "result": {"x": bad}}))
         assert answer == {"jsonrpc": "2.0", "id": 7,
                           "error": {"code": -32603, "message": "Internal error: the response could not be encoded"}}
@@ -192,3 +194,24 @@ def test_encode_bytes_is_strict_utf8_json_or_encode_error(value: Any, request_id
     else:
         assert json.loads(body.decode("utf-8")) == response
         assert encode_response_bytes(response) == body
+
+
+def test_encode_line_writes_values_pydantic_knows_as_pydantic_does() -> None:
+    CASES["codec: encode_line"] += 1
+    import datetime
+    import enum
+
+    class Colour(enum.Enum):
+        RED = "red"
+
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"when": datetime.date(2026, 12, 1), "colour": Colour.RED,
+                                                     "pair": (1, 2), "raw": b"abc"}}
+    assert json.loads(encode_line(message)) == {
+        "jsonrpc": "2.0", "id": 1, "result": {"when": "2026-12-01", "colour": "red", "pair": [1, 2], "raw": "abc"}}
+
+
+def test_text_that_mentions_nan_or_infinity_is_written_unchanged() -> None:
+    CASES["codec: encode_line"] += 1
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"text": "NaN and Infinity are not JSON", "x": 1.5}}
+    assert json.loads(encode_line(message)) == message
+    assert json.loads(encode_bytes(message)) == message
