@@ -306,6 +306,10 @@ def _renderer_for(kind: type[Any]) -> Callable[[Any], list[dict[str, Any]]]:
         return lambda value: [value.to_content_block().to_wire()]
     import pydantic_core
 
+    serializer = getattr(kind, "__pydantic_serializer__", None)
+    if isinstance(serializer, pydantic_core.SchemaSerializer):  # a built model: its own serializer, no type inference
+        return lambda value: [{"type": "text", "text": kind.__pydantic_serializer__.to_json(
+            value, fallback=str, indent=2).decode()}]
     to_json = pydantic_core.to_json
     return lambda value: [{"type": "text", "text": to_json(value, fallback=str, indent=2).decode()}]
 
