@@ -267,6 +267,26 @@ async def test_a_plain_dict_is_accepted_for_a_model_return() -> None:
     assert result.structured_content == {"temperature": 16.2, "humidity": 0.5, "conditions": "Clear"}
 
 
+class RoundedWeather(WeatherModel):
+    """A model of the application's own that overrides `model_dump`."""
+
+    def model_dump(self, **options: Any) -> dict[str, Any]:
+        dumped = super().model_dump(**options)
+        dumped["temperature"] = round(dumped["temperature"])
+        return dumped
+
+
+async def test_a_returned_model_that_overrides_model_dump_gets_its_structured_content_from_the_override() -> None:
+    mcp = MCPServer("Weather")
+
+    @mcp.tool()
+    def get_weather(city: str) -> RoundedWeather:
+        return RoundedWeather(temperature=16.2, humidity=0.5, conditions="Clear")
+
+    result = await _call(mcp, "get_weather", {"city": "x"})
+    assert result.structured_content == {"temperature": 16, "humidity": 0.5, "conditions": "Clear"}
+
+
 async def test_structured_output_false_gives_text_only() -> None:
     mcp = MCPServer("Weather")
 

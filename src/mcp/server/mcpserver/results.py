@@ -204,12 +204,24 @@ def _model_plan(model: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     schema = model.model_json_schema(mode="serialization")
     validate = model.__pydantic_validator__.validate_python
 
-    def dump(value: Any) -> Any:
-        if type(value) is not model:
-            value = validate(value)
-        return value.model_dump(mode="json", by_alias=True)
+    if _overrides_model_dump(model):
+        def dump(value: Any) -> Any:
+            if type(value) is not model:
+                value = validate(value)
+            return value.model_dump(mode="json", by_alias=True)
+    else:
+        def dump(value: Any) -> Any:  # the serializer directly: model_dump's Python wrapper costs more than it
+            if type(value) is not model:
+                value = validate(value)
+            return model.__pydantic_serializer__.to_python(value, mode="json", by_alias=True)
 
     return schema, dump
+
+
+def _overrides_model_dump(model: Any) -> bool:
+    from pydantic import BaseModel
+
+    return getattr(model, "model_dump", None) is not BaseModel.model_dump
 
 
 def _dict_plan(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
@@ -217,8 +229,9 @@ def _dict_plan(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[
 
     model = create_model(f"{fn_name}DictOutput", __base__=RootModel[annotation])  # type: ignore[valid-type]
     validate = model.__pydantic_validator__.validate_python
-    return model.model_json_schema(mode="serialization"), lambda value: validate(value).model_dump(
-        mode="json", by_alias=True)
+    serializer = model.__pydantic_serializer__
+    return model.model_json_schema(mode="serialization"), lambda value: serializer.to_python(
+        validate(value), mode="json", by_alias=True)
 
 
 def _class_plan(cls: type, fields: dict[str, Any]) -> tuple[dict[str, Any], Callable[[Any], Any]]:
@@ -248,8 +261,9 @@ def _typeddict_plan(cls: type) -> tuple[dict[str, Any], Callable[[Any], Any]]:
                               for name, hint in get_type_hints(cls, include_extras=True).items()}
     model = create_model(cls.__name__, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)
     validate = model.__pydantic_validator__.validate_python
-    return model.model_json_schema(mode="serialization"), lambda value: validate(value).model_dump(
-        mode="json", by_alias=True, exclude_unset=True)
+    serializer = model.__pydantic_serializer__
+    return model.model_json_schema(mode="serialization"), lambda value: serializer.to_python(
+        validate(value), mode="json", by_alias=True, exclude_unset=True)
 
 
 def _wrapped(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
@@ -257,8 +271,9 @@ def _wrapped(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[A
 
     model = create_model(f"{fn_name}Output", result=(annotation, ...), __config__=ConfigDict(arbitrary_types_allowed=True))
     validate = model.__pydantic_validator__.validate_python
-    return model.model_json_schema(mode="serialization"), lambda value: validate({"result": value}).model_dump(
-        mode="json", by_alias=True)
+    serializer = model.__pydantic_serializer__
+    return model.model_json_schema(mode="serialization"), lambda value: serializer.to_python(
+        validate({"result": value}), mode="json", by_alias=True)
 
 
 # -- content --------------------------------------------------------------------------------------------
