@@ -49,7 +49,9 @@ def _fast(message: Any) -> bytes | None:
         data = to_json(message)
     except Exception:  # unknown types, surrogates, depth: the stdlib path gives the verdict
         return None
-    if b"NaN" in data or b"Infinity" in data:  # maybe a non-finite float (or just text saying so)
+    # Maybe a non-finite float (or just text saying so). A single-byte find is a memchr, many times
+    # faster than a substring search, and most messages have neither letter.
+    if (data.find(b"N") >= 0 and b"NaN" in data) or (data.find(b"I") >= 0 and b"Infinity" in data):
         return None
     return data
 

@@ -289,44 +289,62 @@ def to_wire_content(value: Any) -> list[dict[str, Any]]:
         return []
     if kind is list or kind is tuple:
         out: list[dict[str, Any]] = []
+        append = out.append
         last: Any = None
+        text: Callable[[Any], str] | None = None
         render: Callable[[Any], list[dict[str, Any]]] | None = None
         for item in cast("list[Any]", value):
             item_kind = cast("type[Any]", type(item))
             if item_kind is not last:  # runs of one type look their renderer up once
                 last = item_kind
-                render = None if item_kind is str or item_kind is list or item_kind is tuple or item is None \
-                    else _RENDERERS.get(item_kind) or _RENDERERS.setdefault(item_kind, _renderer_for(item_kind))
-            out.extend(to_wire_content(item) if render is None else render(item))
+                if item_kind is str:
+                    text, render = str, None
+                elif item_kind is list or item_kind is tuple or item is None:
+                    text = render = None
+                else:
+                    text, render = _RENDERERS.get(item_kind) or _renderer(item_kind)
+            if text is not None:  # one text block per item, built right here
+                append({"type": "text", "text": text(item)})
+            else:
+                out.extend(to_wire_content(item) if render is None else render(item))
         return out
-    render = _RENDERERS.get(kind)
-    if render is None:
-        render = _RENDERERS[kind] = _renderer_for(kind)
-    return render(value)
+    text, render = _RENDERERS.get(kind) or _renderer(kind)
+    return [{"type": "text", "text": text(value)}] if text is not None else render(value)
 
 
-_RENDERERS: dict[type[Any], Callable[[Any], list[dict[str, Any]]]] = {}
+_RENDERERS: dict[type[Any], tuple[Callable[[Any], str] | None, Callable[[Any], list[dict[str, Any]]]]] = {}
 """How each non-container type renders, decided once per type (content lists are often long and
-homogeneous: a list of 100 models is 100 lookups, not 100 rounds of type inspection)."""
+homogeneous: a list of 100 models is 100 lookups, not 100 rounds of type inspection): as one text
+block from its text, or (no text function) as the blocks its renderer returns."""
 
 
-def _renderer_for(kind: type[Any]) -> Callable[[Any], list[dict[str, Any]]]:
-    if kind is int:
-        return lambda value: [{"type": "text", "text": str(value)}]
-    if kind is bool:
-        return lambda value: [{"type": "text", "text": "true" if value else "false"}]
+def _renderer(kind: type[Any]) -> tuple[Callable[[Any], str] | None, Callable[[Any], list[dict[str, Any]]]]:
+    entry = _RENDERERS[kind] = _renderer_for(kind)
+    return entry
+
+
+def _renderer_for(kind: type[Any]) -> tuple[Callable[[Any], str] | None, Callable[[Any], list[dict[str, Any]]]]:
     if _is_block_type(kind):
-        return lambda value: [value.to_wire()]
+        return None, lambda value: [value.to_wire()]
     if callable(getattr(kind, "to_content_block", None)):
-        return lambda value: [value.to_content_block().to_wire()]
+        return None, lambda value: [value.to_content_block().to_wire()]
+    text = _text_for(kind)
+    return text, lambda value: [{"type": "text", "text": text(value)}]
+
+
+def _text_for(kind: type[Any]) -> Callable[[Any], str]:
+    """The text of a value that renders as one text block: ints and bools as JSON, anything else
+    as JSON indented by 2 (a built pydantic model through its own serializer, skipping inference)."""
+    if kind is int:
+        return str
+    if kind is bool:
+        return lambda value: "true" if value else "false"
     import pydantic_core
 
-    serializer = getattr(kind, "__pydantic_serializer__", None)
-    if isinstance(serializer, pydantic_core.SchemaSerializer):  # a built model: its own serializer, no type inference
-        return lambda value: [{"type": "text", "text": kind.__pydantic_serializer__.to_json(
-            value, fallback=str, indent=2).decode()}]
+    if isinstance(getattr(kind, "__pydantic_serializer__", None), pydantic_core.SchemaSerializer):
+        return lambda value: kind.__pydantic_serializer__.to_json(value, fallback=str, indent=2).decode()
     to_json = pydantic_core.to_json
-    return lambda value: [{"type": "text", "text": to_json(value, fallback=str, indent=2).decode()}]
+    return lambda value: to_json(value, fallback=str, indent=2).decode()
 
 
 def _is_block_type(kind: type[Any]) -> bool:
