@@ -1,5 +1,6 @@
-"""Async tools over real stdio, cancelled by the client: the handler stops, nothing is answered,
-anyio shields hold, and the connection keeps serving."""
+"""Tools over real stdio, cancelled by the client: the handler stops (an async one at once, a sync
+one at its next `anyio.from_thread.check_cancelled()`), nothing is answered, anyio shields hold,
+and the connection keeps serving."""
 
 from __future__ import annotations
 
@@ -70,3 +71,34 @@ def test_cancelling_a_call_that_runs_a_task_group_stops_its_children(server: Raw
         time.sleep(0.02)
     assert sorted(log.read_text().splitlines()) == ["one stopped", "two stopped"]
     assert server.request({"jsonrpc": "2.0", "id": "ping", "method": "ping"})["result"] == {}
+
+
+def _wait_for_lines(path: Path, predicate: Any) -> list[str]:
+    deadline = time.monotonic() + 10
+    lines: list[str] = []
+    while time.monotonic() < deadline:
+        lines = path.read_text().splitlines() if path.exists() else []
+        if predicate(lines):
+            break
+        time.sleep(0.02)
+    return lines
+
+
+def test_a_sync_tool_reaches_the_loop_through_anyio_from_thread(server: RawServer, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    answer = server.request(_call(1, "index_books", path=str(log), count=3))
+    assert answer["result"]["structuredContent"] == {"result": "indexed 3"}
+    assert log.read_text().splitlines() == ["0 loop", "1 loop", "2 loop"]
+
+
+def test_a_cancelled_sync_tool_stops_at_its_next_check_cancelled(server: RawServer, tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    server.send(_call("i", "index_books", path=str(log), count=1000))
+    assert len(_wait_for_lines(log, lambda lines: len(lines) >= 2)) >= 2
+    server.send(_cancel("i"))
+    lines = _wait_for_lines(log, lambda lines: lines[-1:] == ["cancelled"])
+    assert lines[-1] == "cancelled" and len(lines) < 500
+    answer = server.request(_call(2, "add", a=1, b=2))  # no answer for "i"; the next call is answered
+    assert answer["id"] == 2 and answer["result"]["structuredContent"] == {"result": 3}
+    assert server.close() == 0
+    assert "Traceback" not in server.stderr()  # a cancellation is not logged as a failure

@@ -30,7 +30,12 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-__all__ = ["shielded", "start_task"]
+__all__ = ["asyncio_loop", "shielded", "start_task"]
+
+
+def asyncio_loop() -> asyncio.AbstractEventLoop:
+    """The running asyncio event loop (for modules that must not import asyncio themselves)."""
+    return asyncio.get_running_loop()
 
 
 _Start = Callable[[Coroutine[Any, Any, Any], asyncio.AbstractEventLoop, contextvars.Context], "asyncio.Task[Any]"]

@@ -79,15 +79,19 @@ _ID_TYPES = (str, int)
 
 
 class _OffloadedCall:
-    """An offloaded request in the in-flight table; `cancel()` only stops its response."""
+    """An offloaded request in the in-flight table; `cancel()` stops its response and cancels the
+    scope its job sees through `anyio.from_thread.check_cancelled()`."""
 
-    __slots__ = ("cancelled",)
+    __slots__ = ("cancelled", "scope")
 
-    def __init__(self) -> None:
+    def __init__(self, scope: Any) -> None:
         self.cancelled = False
+        self.scope = scope
 
     def cancel(self) -> None:
         self.cancelled = True
+        if self.scope is not None:
+            self.scope.cancel()
 
 
 class _NativeCall:
@@ -200,6 +204,8 @@ class Peer:
         self._run_context: contextvars.Context | None = None
         self._tg: TaskGroup | None = None
         self._start_native: Callable[..., Any] = _not_on_asyncio
+        self._loop: Any = None
+        """The asyncio event loop running `run()` (offloaded jobs are AnyIO worker threads of it)."""
         self._native: dict[_NativeCall, Any] | None = None
         """On asyncio: each request task started natively (`native.start_task`, eagerly and
         cheaper than a task group's), by its in-flight entry; stopped like the group's at the end.
@@ -306,10 +312,11 @@ class Peer:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 if sniffio.current_async_library() == "asyncio":
-                    from mcp._engine.native import start_task
+                    from mcp._engine.native import asyncio_loop, start_task
 
                     self._native = {}
                     self._start_native = start_task
+                    self._loop = asyncio_loop()
                 if direct is not None:
                     direct(self._offer)
                 read = self._read
@@ -531,7 +538,7 @@ class Peer:
         if job is None:
             return False
         request_id = message["id"]
-        call = _OffloadedCall()
+        call = _OffloadedCall(workers.worker_scope())
         if self._track_ids:
             self._in_flight[request_id] = call
         self._active += 1
@@ -544,12 +551,16 @@ class Peer:
         """On a worker thread: run an offloaded request and write its response (unless cancelled).
         The request counts as finished before its response is written, so a client may reuse its
         id as soon as it has the answer."""
+        workers.enter_job(self._loop, call.scope)
         try:
             context = self._run_context
             response = context.copy().run(job) if context is not None else job()
         except BaseException:  # the job answers its own failures; this is the last line
-            logger.exception("offloaded request %r failed", method)
+            if not call.cancelled:  # else: stopped by its cancellation (anyio.from_thread.check_cancelled)
+                logger.exception("offloaded request %r failed", method)
             response = m.error_response(request_id, INTERNAL_ERROR, "Internal error")
+        finally:
+            workers.leave_job(call.scope)
         self._completed.append((request_id, call))
         if call.cancelled:
             return

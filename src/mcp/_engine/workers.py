@@ -9,6 +9,12 @@ on its thread and its result is dropped (handlers that care poll `ctx.cancelled`
 The pool is a queue and up to `MAX_WORKERS` daemon threads, started on demand and kept: no futures,
 locks or semaphores per job, which is most of what a `ThreadPoolExecutor` hop costs beyond the
 thread switch itself.
+
+On asyncio the workers are also AnyIO worker threads, as `anyio.to_thread.run_sync` would make
+them: inside a job, `anyio.from_thread.run_sync`/`run` reach the event loop and
+`anyio.from_thread.check_cancelled()` raises once the request (or the awaiting caller) is cancelled.
+This uses two anyio internals (its worker-thread claim and the thread's current cancel scope); if a
+future anyio lacks them, jobs still run, without `anyio.from_thread`.
 """
 
 from __future__ import annotations
@@ -56,6 +62,69 @@ def _work() -> None:
                 _idle += 1
 
 
+def worker_scope() -> Any:
+    """A fresh cancel scope for one job (asyncio only; create it on the loop thread): the scope
+    `anyio.from_thread.check_cancelled()` looks at in the job. Cancel it on the loop to stop the
+    job at its next check. None when anyio's internals are not as expected."""
+    backend = _anyio_asyncio()
+    return backend.CancelScope() if backend is not None else None
+
+
+def enter_job(loop: Any, scope: Any) -> None:
+    """On a worker, before a job of `loop`: make this an AnyIO worker thread of `loop` (claimed
+    once per thread and loop, not per job) whose current cancel scope is `scope`."""
+    if scope is None:
+        return
+    state = _worker
+    threadlocals = _anyio_threadlocals()
+    if getattr(state, "anyio_loop", None) is not loop:
+        from anyio._core._eventloop import claim_worker_thread
+
+        # What anyio's claim sets (its names vary across versions), kept past the claim itself:
+        # a claim left open would be finalised by another thread at exit, and fail there.
+        before: dict[str, Any] = dict(vars(threadlocals))
+        with claim_worker_thread(_anyio_asyncio().AsyncIOBackend, loop):
+            now: dict[str, Any] = vars(threadlocals)
+            claimed = {name: value for name, value in now.items() if before.get(name) is not value}
+        for name, value in claimed.items():
+            setattr(threadlocals, name, value)
+        state.anyio_loop = loop
+    threadlocals.current_cancel_scope = scope
+
+
+def leave_job(scope: Any) -> None:
+    """After a job entered with `enter_job`: no cancel scope is current any more."""
+    if scope is not None:
+        _anyio_threadlocals().current_cancel_scope = None
+
+
+_backend: Any = False
+
+
+def _anyio_asyncio() -> Any:
+    """anyio's asyncio backend module, if it has what `enter_job` needs (else None); imported on
+    first use, so that importing the server does not import asyncio."""
+    global _backend
+    if _backend is False:
+        try:
+            from anyio._backends import _asyncio as backend
+            from anyio._core import _eventloop
+        except ImportError:  # pragma: no cover - an anyio without these internals
+            backend = None
+        else:
+            if not (hasattr(backend, "CancelScope") and hasattr(backend, "AsyncIOBackend")
+                    and hasattr(_eventloop, "claim_worker_thread") and hasattr(_eventloop, "threadlocals")):
+                backend = None  # pragma: no cover
+        _backend = backend
+    return _backend
+
+
+def _anyio_threadlocals() -> Any:
+    from anyio._core._eventloop import threadlocals
+
+    return threadlocals
+
+
 def finishing() -> None:
     """Called by a job about to do its last, short step (writing its answer): count this worker as
     idle already, so a request that arrives meanwhile waits for this warm thread instead of
@@ -93,19 +162,28 @@ async def run_sync(fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
         context = contextvars.copy_context()
+        scope = worker_scope()
 
         def job() -> None:
+            enter_job(loop, scope)
             try:
                 value = context.run(fn, *args)
             except BaseException as exc:
                 outcome: tuple[Any, BaseException | None] = (None, exc)
             else:
                 outcome = (value, None)
+            finally:
+                leave_job(scope)
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody is waiting any more
                 loop.call_soon_threadsafe(_settle, future, *outcome)
 
         submit(job)
-        return cast(T, await future)
+        try:
+            return cast(T, await future)
+        except asyncio.CancelledError:
+            if scope is not None:
+                scope.cancel()  # the job sees it at its next anyio.from_thread.check_cancelled()
+            raise
     import anyio.to_thread
 
     return await anyio.to_thread.run_sync(fn, *args, abandon_on_cancel=True)

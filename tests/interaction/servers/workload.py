@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import anyio
+import anyio.from_thread
 
 from mcp.server import MCPServer
 
@@ -63,6 +64,24 @@ async def fanout(path: str) -> str:
         tg.start_soon(child, "one")
         tg.start_soon(child, "two")
     return "never cancelled"
+
+
+@mcp.tool()
+def index_books(path: str, count: int) -> str:
+    """A sync tool the way the docs write one: it reaches the loop with `anyio.from_thread` and
+    checks for cancellation between steps; appends each step (or "cancelled") to `path`."""
+    try:
+        for step in range(count):
+            anyio.from_thread.check_cancelled()
+            loop_says = anyio.from_thread.run_sync(lambda: "loop")
+            with Path(path).open("a") as out:
+                out.write(f"{step} {loop_says}\n")
+            time.sleep(0.02)
+    except BaseException:
+        with Path(path).open("a") as out:
+            out.write("cancelled\n")
+        raise
+    return f"indexed {count}"
 
 
 @mcp.tool()

@@ -279,6 +279,50 @@ async def test_a_sync_tool_can_poll_ctx_cancelled() -> None:
     assert observed.is_set()
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_def_tool_uses_anyio_from_thread_and_stops_at_its_next_check_cancelled(mode: str, anyio_backend: str) -> None:
+    import threading
+
+    import anyio.from_thread
+
+    mcp = MCPServer("bookshop")
+    started = anyio.Event()
+    resume = threading.Event()
+    steps: list[int] = []
+    outcome: list[str] = []
+
+    @mcp.tool()
+    def rebuild_index(count: int) -> str:
+        try:
+            for step in range(count):
+                anyio.from_thread.check_cancelled()
+                steps.append(step)
+                anyio.from_thread.run_sync(started.set)  # back on the event loop
+                assert resume.wait(5)
+        except BaseException as exc:
+            outcome.append(type(exc).__name__)
+            raise
+        outcome.append("finished")
+        return f"indexed {count}"
+
+    async with Client(mcp, mode=mode) as client:
+        resume.set()
+        assert (await client.call_tool("rebuild_index", {"count": 2})).structured_content == {"result": "indexed 2"}
+        resume.clear()
+        started = anyio.Event()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.call_tool, "rebuild_index", {"count": 3})
+            with anyio.fail_after(5):
+                await started.wait()
+            tg.cancel_scope.cancel()
+        await anyio.wait_all_tasks_blocked()  # the server has taken the cancellation in
+        resume.set()  # the tool goes on to its next check, which stops it
+        with anyio.fail_after(5):
+            while len(outcome) < 2:
+                await anyio.sleep(0.01)
+    assert steps == [0, 1, 0] and outcome == ["finished", "CancelledError" if anyio_backend == "asyncio" else "Cancelled"]
+
+
 @dataclass
 class AppState:
     db: str
