@@ -82,10 +82,10 @@ def enter_job(loop: Any, scope: Any) -> None:
 
         # What anyio's claim sets (its names vary across versions), kept past the claim itself:
         # a claim left open would be finalised by another thread at exit, and fail there.
-        before: dict[str, Any] = dict(vars(threadlocals))
+        values = cast("dict[str, Any]", threadlocals.__dict__)  # this thread's attributes
+        before = dict(values)
         with claim_worker_thread(_anyio_asyncio().AsyncIOBackend, loop):
-            now: dict[str, Any] = vars(threadlocals)
-            claimed = {name: value for name, value in now.items() if before.get(name) is not value}
+            claimed = {name: value for name, value in values.items() if before.get(name) is not value}
         for name, value in claimed.items():
             setattr(threadlocals, name, value)
         state.anyio_loop = loop
