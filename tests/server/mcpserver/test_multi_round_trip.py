@@ -235,6 +235,42 @@ async def test_hand_built_state_is_sealed_on_the_wire_and_plaintext_in_the_handl
     assert seen[-2:] == [None, "step-1"]
 
 
+async def test_a_hand_built_round_reads_its_answers_as_result_models() -> None:
+    from mcp.types import ElicitRequest, ElicitRequestFormParams
+
+    mcp = MCPServer("manual")
+    seen: list[Any] = []
+
+    @mcp.tool()
+    def rename(ctx: Context) -> Any:
+        answer = (ctx.input_responses or {}).get("name")
+        seen.append(answer)
+        if isinstance(answer, ElicitResult) and answer.action == "accept" and answer.content:
+            return f"renamed to {answer.content['name']}"
+        return InputRequiredResult(input_requests={"name": ElicitRequest(params=ElicitRequestFormParams(
+            message="New name?", requested_schema={"type": "object", "properties": {"name": {"type": "string"}}}))},
+            request_state="asked")
+
+    async with Client(mcp, elicitation_callback=elicitation_answering("accept", {"name": "Dune"})) as client:
+        result = await client.call_tool("rename", {})
+    assert result.content[0].text == "renamed to Dune"
+    assert seen[0] is None and isinstance(seen[-1], ElicitResult)
+
+
+@pytest.mark.wire_invalid_ok({"params": {"inputResponses": {"name": {"action": "maybe"}}}}, reason="the bad answer under test")
+async def test_answers_that_fit_no_result_kind_are_invalid_params() -> None:
+    mcp = MCPServer("manual")
+
+    @mcp.tool()
+    def rename(ctx: Context) -> str:
+        return str(ctx.input_responses)
+
+    async with Client(mcp) as client:
+        with pytest.raises(MCPError) as info:
+            await client.session.call_tool("rename", {}, input_responses={"name": {"action": "maybe"}}, request_state=None)
+    assert info.value.code == -32602 and "inputResponses" in info.value.message
+
+
 def test_a_resolver_parameter_that_is_not_an_argument_context_or_resolver_fails_at_registration() -> None:
     mcp = MCPServer("bad")
 

@@ -12,8 +12,28 @@ if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.mcpserver.server import MCPServer
     from mcp.server.session import ServerSession
+    from mcp.types import InputResponses
 
 LifespanT = TypeVar("LifespanT", default=Any)
+
+_input_responses_adapter: Any = None
+
+
+def _validate_input_responses(raw: Any) -> InputResponses:
+    global _input_responses_adapter
+    if _input_responses_adapter is None:
+        from pydantic import TypeAdapter
+
+        from mcp.types import InputResponses
+
+        _input_responses_adapter = TypeAdapter(InputResponses)
+    try:
+        return _input_responses_adapter.validate_python(raw)
+    except ValueError as exc:
+        from mcp.shared.exceptions import MCPError
+        from mcp.types.jsonrpc import INVALID_PARAMS
+
+        raise MCPError(INVALID_PARAMS, f"Invalid params: inputResponses: {exc}") from None
 
 
 class Context(Generic[LifespanT]):
@@ -62,9 +82,19 @@ class Context(Generic[LifespanT]):
         return self.request_context.client_capabilities
 
     @property
-    def input_responses(self) -> dict[str, Any] | None:
-        params = self.request_context.params
-        return None if params is None else params.get("inputResponses")
+    def input_responses(self) -> InputResponses | None:
+        """The client's answers to the previous round's `input_requests`, under the keys the server
+        chose, as result models (`ElicitResult`, `CreateMessageResult`, `ListRootsResult`); None on
+        a first round. Validated once per request; answers that fit none of the three are
+        invalid params (-32602)."""
+        ctx = self.request_context
+        if "input_responses" in ctx.extra:
+            return ctx.extra["input_responses"]
+        params = ctx.params
+        raw = None if params is None else params.get("inputResponses")
+        responses = None if raw is None else _validate_input_responses(raw)
+        ctx.extra["input_responses"] = responses
+        return responses
 
     @property
     def request_state(self) -> str | None:

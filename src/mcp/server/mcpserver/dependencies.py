@@ -184,7 +184,8 @@ class Asker:
         state = recorded or {}
         answers: dict[str, Any] = dict(state.get("answers") or {})
         asked: dict[str, str] = state.get("asked") or {}
-        responses: Any = context.input_responses or {}
+        params = context.request_context.params  # the wire answers: they are recorded as they came
+        responses: Any = (params.get("inputResponses") if params is not None else None) or {}
         if isinstance(responses, dict):
             for key, response in responses.items():  # pyright: ignore[reportUnknownVariableType]
                 digest = asked.get(key)  # pyright: ignore[reportUnknownArgumentType]
