@@ -91,6 +91,30 @@ async def test_an_elicitation_result_annotation_lets_the_tool_branch_on_decline(
         assert (await client.call_tool("delete", {"item": "x"})).structured_content == {"result": "no: cancel"}
 
 
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_resolver_that_answers_itself_gives_an_elicitation_result_parameter_an_accepted_outcome(mode: str) -> None:
+    mcp = MCPServer("shop")
+    asked: list[str] = []
+
+    def ask_unless_empty(item: str) -> Any:
+        if item == "empty folder":
+            return Confirm(confirm=True)  # nothing to lose: no question
+        asked.append(item)
+        return Elicit("Confirm?", Confirm)
+
+    @mcp.tool()
+    def delete(item: str, answer: Annotated[ElicitationResult[Confirm], Resolve(ask_unless_empty)]) -> str:
+        if isinstance(answer, AcceptedElicitation):
+            return f"deleted {item}" if answer.data.confirm else f"kept {item}"
+        return f"no: {answer.action}"
+
+    async with Client(mcp, mode=mode, elicitation_callback=elicitation_answering("decline")) as client:
+        assert (await client.call_tool("delete", {"item": "empty folder"})).structured_content == {
+            "result": "deleted empty folder"}
+        assert (await client.call_tool("delete", {"item": "photos"})).structured_content == {"result": "no: decline"}
+    assert asked[-1] == "photos" and "empty folder" not in asked
+
+
 CAN_ELICIT = elicitation_answering("accept", {"confirm": True})
 
 

@@ -264,7 +264,9 @@ async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: An
     async def consume(param: str, fn: Any, annotation: Any) -> Any:
         value = await value_of(fn, param)
         if not isinstance(value, tuple) or len(value) != 2 or not isinstance(value[0], Elicit | Sample | ListRoots):  # pyright: ignore
-            return value  # pyright: ignore[reportUnknownVariableType]
+            # A value the resolver produced itself counts as accepted.
+            plain: Any = value
+            return _accepted(plain) if _wants_full_elicitation(annotation) else plain
         question, answer = value  # pyright: ignore[reportUnknownVariableType]
         return _convert(param, question, answer, annotation)
 
@@ -272,6 +274,20 @@ async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: An
     for param, fn, annotation in graph.targets:
         values[param] = await consume(param, fn, annotation)
     return values
+
+
+def _accepted(value: Any) -> Any:
+    """`value` as the accepted outcome a parameter annotated `ElicitationResult[T]` receives
+    (an outcome already is one)."""
+    from mcp.server.mcpserver.elicitation import (
+        AcceptedElicitation,
+        CancelledElicitation,
+        DeclinedElicitation,
+    )
+
+    if isinstance(value, AcceptedElicitation | DeclinedElicitation | CancelledElicitation):
+        return cast("Any", value)
+    return AcceptedElicitation[Any](data=value)
 
 
 def _convert(param: str, question: Any, answer: Any, annotation: Any) -> Any:
@@ -292,7 +308,9 @@ def _convert(param: str, question: Any, answer: Any, annotation: Any) -> Any:
             return result.data
         if isinstance(question, Sample):
             model = CreateMessageResultWithTools if question.tools or question.tool_choice else CreateMessageResult
-            return model.model_validate(answer)
-        return ListRootsResult.model_validate(answer)
+            result = model.model_validate(answer)
+        else:
+            result = ListRootsResult.model_validate(answer)
+        return _accepted(result) if _wants_full_elicitation(annotation) else result
     except ValidationError as exc:
         raise ResolverDeclined(f"Resolver for parameter '{param}' could not resolve: invalid answer: {exc}") from None
