@@ -265,7 +265,7 @@ async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: An
         value = await value_of(fn, param)
         if not isinstance(value, tuple) or len(value) != 2 or not isinstance(value[0], Elicit | Sample | ListRoots):  # pyright: ignore
             # A value the resolver produced itself counts as accepted.
-            plain: Any = value
+            plain = cast("Any", value)
             return _accepted(plain) if _wants_full_elicitation(annotation) else plain
         question, answer = value  # pyright: ignore[reportUnknownVariableType]
         return _convert(param, question, answer, annotation)
