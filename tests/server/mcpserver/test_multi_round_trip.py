@@ -225,7 +225,9 @@ async def test_a_question_the_client_has_no_capability_for_is_refused_with_32021
         with pytest.raises(MCPError) as info:
             await client.call_tool("delete", {"item": "x"})
     assert info.value.code == -32021
-    assert info.value.data == {"requiredCapabilities": {"elicitation": {}}}
+    assert info.value.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+    assert info.value.message == (
+        f"Client did not declare the form elicitation capability required by resolver '{__name__}:confirm_server.<locals>.ask_to_confirm'")
 
 
 async def test_a_server_that_never_stops_asking_hits_the_round_cap() -> None:

@@ -193,22 +193,42 @@ class Asker:
                     answers[digest] = response
         self.answers = answers
 
-    def _require(self, capability: str, extra: dict[str, Any] | None = None) -> None:
+    def _require(self, question: Question, resolver: str) -> None:
+        """Refuse (-32021) a question the client declared no capability for, naming the resolver
+        and the capability: a bare `elicitation: {}` counts as form support, url-only does not;
+        sampling with tools needs `sampling.tools`."""
         caps = self.context.client_capabilities
         declared: dict[str, Any] = caps.model_dump(exclude_none=True) if caps is not None else {}
-        if capability not in declared or (extra and not all(k in declared[capability] for k in extra)):
-            raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
-                           {"requiredCapabilities": {capability: extra or {}}})
+        if isinstance(question, Elicit):
+            elicitation = declared.get("elicitation")
+            if elicitation is not None and ("form" in elicitation or "url" not in elicitation):
+                return
+            name, required = "form elicitation", {"elicitation": {"form": {}}}
+        elif isinstance(question, Sample):
+            sampling = declared.get("sampling")
+            wants_tools = bool(question.tools or question.tool_choice)
+            if sampling is not None and (not wants_tools or "tools" in sampling):
+                return
+            name, required = ("sampling.tools", {"sampling": {"tools": {}}}) if wants_tools else ("sampling", {"sampling": {}})
+        else:
+            if "roots" in declared:
+                return
+            name, required = "roots", {"roots": {}}
+        raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY,
+                       f"Client did not declare the {name} capability required by resolver {resolver!r}",
+                       {"requiredCapabilities": required})
 
-    async def ask(self, key: str, question: Question) -> Any:
+    async def ask(self, key: str, question: Question, resolver: str = "") -> Any:
         """The raw answer (ElicitResult / CreateMessageResult / ListRootsResult as a dict)."""
         method, params = self._render(question)
         if self.modern:
             digest = hashlib.sha256(json.dumps([method, params], sort_keys=True, default=str).encode()).hexdigest()
             if digest in self.answers:
                 return self.answers[digest]
+            self._require(question, resolver or key)
             raise NeedInput(key, {"method": method, "params": params},
                             {"answers": self.answers, "asked": {key: digest}})
+        self._require(question, resolver or key)
         session = self.context.session
         return await session.send_request(method, params)
 
@@ -216,13 +236,11 @@ class Asker:
         if isinstance(question, Elicit):
             from mcp.server.mcpserver.elicitation import form_schema
 
-            self._require("elicitation")
             return "elicitation/create", {"mode": "form", "message": question.message,
                                           "requestedSchema": form_schema(question.schema)}
         if isinstance(question, Sample):
             from mcp.types import CreateMessageRequestParams
 
-            self._require("sampling", {"tools": {}} if question.tools or question.tool_choice else None)
             params = CreateMessageRequestParams(
                 messages=question.messages, max_tokens=question.max_tokens, system_prompt=question.system_prompt,
                 include_context=cast("IncludeContext | None", question.include_context), temperature=question.temperature,
@@ -230,7 +248,6 @@ class Asker:
                 model_preferences=question.model_preferences, tools=question.tools, tool_choice=question.tool_choice,
             )
             return "sampling/createMessage", params.to_wire()
-        self._require("roots")
         return "roots/list", {}
 
 
@@ -257,7 +274,7 @@ async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: An
             out = await run_sync(functools.partial(fn, **kwargs))
         if isinstance(out, Elicit | Sample | ListRoots):
             question = cast("Elicit[Any] | Sample | ListRoots", out)
-            out = (question, await asker.ask(key, question))
+            out = (question, await asker.ask(key, question, _resolver_name(fn)))
         done[fn] = out
         return out
 
@@ -274,6 +291,13 @@ async def run_graph(graph: ResolverGraph, arguments: dict[str, Any], context: An
     for param, fn, annotation in graph.targets:
         values[param] = await consume(param, fn, annotation)
     return values
+
+
+def _resolver_name(fn: Any) -> str:
+    """`module:qualname` of a resolver (a callable object's type's), as errors name it."""
+    qualname = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    module = getattr(fn, "__module__", None) or type(fn).__module__
+    return f"{module}:{qualname}"
 
 
 def _accepted(value: Any) -> Any:
