@@ -199,6 +199,7 @@ class Asker:
         sampling with tools needs `sampling.tools`."""
         caps = self.context.client_capabilities
         declared: dict[str, Any] = caps.model_dump(exclude_none=True) if caps is not None else {}
+        required: dict[str, Any]
         if isinstance(question, Elicit):
             elicitation = declared.get("elicitation")
             if elicitation is not None and ("form" in elicitation or "url" not in elicitation):
