@@ -204,17 +204,20 @@ class Asker:
             elicitation = declared.get("elicitation")
             if elicitation is not None and ("form" in elicitation or "url" not in elicitation):
                 return
-            name, required = "form elicitation", {"elicitation": {"form": {}}}
+            name = "form elicitation"
+            required = {"elicitation": {"form": {}}}
         elif isinstance(question, Sample):
             sampling = declared.get("sampling")
             wants_tools = bool(question.tools or question.tool_choice)
             if sampling is not None and (not wants_tools or "tools" in sampling):
                 return
-            name, required = ("sampling.tools", {"sampling": {"tools": {}}}) if wants_tools else ("sampling", {"sampling": {}})
+            name = "sampling.tools" if wants_tools else "sampling"
+            required = {"sampling": {"tools": {}} if wants_tools else {}}
         else:
             if "roots" in declared:
                 return
-            name, required = "roots", {"roots": {}}
+            name = "roots"
+            required = {"roots": {}}
         raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY,
                        f"Client did not declare the {name} capability required by resolver {resolver!r}",
                        {"requiredCapabilities": required})
