@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from mcp.types.jsonrpc import (
     HEADER_MISMATCH,
@@ -17,6 +17,13 @@ from mcp.types.jsonrpc import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
+
+DEFAULT_MAX_REQUEST_BODY_SIZE: Final = 4 * 1024 * 1024
+"""Largest request body a server reads (bytes); beyond it, 413."""
+DEFAULT_SESSION_IDLE_TIMEOUT: Final = 30 * 60
+"""Seconds a stateful session may sit idle before it is evicted."""
+DEFAULT_MAX_SESSIONS: Final = 10_000
+"""Sessions a stateful server holds at once (least recently used idle ones are evicted first)."""
 
 JSON = "application/json"
 SSE = "text/event-stream"

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
+import sys
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -72,7 +74,7 @@ Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
-DEFAULT_MAX_BODY = 4 * 1024 * 1024
+DEFAULT_MAX_BODY = h.DEFAULT_MAX_REQUEST_BODY_SIZE
 _SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
                 (b"x-accel-buffering", b"no"), (b"connection", b"keep-alive")]
 _JSON_HEADERS = [(b"content-type", b"application/json")]
@@ -292,8 +294,8 @@ class StreamableHTTPSessionManager:
         retry_interval: int | None = None,
         max_request_body_size: int = DEFAULT_MAX_BODY,
         security_settings: TransportSecuritySettings | None = None,
-        session_idle_timeout: float = 30 * 60,
-        max_sessions: int = 10_000,
+        session_idle_timeout: float | None = h.DEFAULT_SESSION_IDLE_TIMEOUT,
+        max_sessions: int | None = h.DEFAULT_MAX_SESSIONS,
     ) -> None:
         self.server = server
         self.json_response = json_response
@@ -302,11 +304,11 @@ class StreamableHTTPSessionManager:
         self.retry_interval = retry_interval
         self.max_request_body_size = max_request_body_size
         self.security_settings = security_settings
-        self.session_idle_timeout = session_idle_timeout
-        self.max_sessions = max_sessions
+        self.session_idle_timeout = math.inf if session_idle_timeout is None else session_idle_timeout
+        self.max_sessions = sys.maxsize if max_sessions is None else max_sessions
         self._sessions: OrderedDict[str, _HttpSession] = OrderedDict()
         """Handshake-era sessions, least recently used first."""
-        self._sweep_interval = min(60.0, session_idle_timeout / 4)
+        self._sweep_interval = min(60.0, self.session_idle_timeout / 4)
         self._last_sweep = time.monotonic()
         self._lifespan_stack: AsyncExitStack | None = None
         self._lifespan_context: Any = None

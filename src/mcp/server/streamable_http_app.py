@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from mcp._protocol.http import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
 from mcp.server.streamable_http import DEFAULT_MAX_BODY, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings, default_for_host
 
@@ -31,8 +32,8 @@ def build_app(
     host: str = "127.0.0.1",
     custom_starlette_routes: list[Any] | None = None,
     debug: bool = False,
-    session_idle_timeout: float = 30 * 60,
-    max_sessions: int = 10_000,
+    session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+    max_sessions: int | None = DEFAULT_MAX_SESSIONS,
     auth: Any = None,
     token_verifier: Any = None,
     auth_server_provider: Any = None,

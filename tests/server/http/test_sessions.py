@@ -146,3 +146,26 @@ async def test_a_closed_session_table_is_empty_and_the_endpoint_keeps_working(wi
             fresh = await open_session(client)
             response = await client.post("/mcp", json=tool_call(3, "echo", {"text": "again"}), headers=legacy_headers(fresh))
             assert text_of(response.json()) == "again"
+
+
+async def test_no_idle_timeout_and_no_session_bound_are_spelled_none(wire: str) -> None:
+    mcp = build_server()
+    with anyio.fail_after(20):
+        async with connect(wire, mcp.streamable_http_app(session_idle_timeout=None, max_sessions=None)) as client:
+            sessions = [await open_session(client) for _ in range(3)]
+            assert all([await echo(client, session_id) == 200 for session_id in sessions])
+            assert mcp.session_manager.session_count == 3
+
+
+def test_the_app_factories_take_the_official_keyword_options_and_no_port() -> None:
+    import inspect
+
+    from mcp.server import MCPServer, Server
+
+    shared = ["streamable_http_path", "json_response", "stateless_http", "event_store", "retry_interval",
+              "max_request_body_size", "session_idle_timeout", "max_sessions", "transport_security", "host"]
+    assert list(inspect.signature(MCPServer.streamable_http_app).parameters)[1:] == shared
+    assert list(inspect.signature(Server.streamable_http_app).parameters)[1:] == [
+        *shared, "auth", "token_verifier", "auth_server_provider", "custom_starlette_routes", "debug"]
+    with pytest.raises(TypeError, match="port"):
+        MCPServer("x").streamable_http_app(port=8000)  # type: ignore[call-arg]

@@ -8,10 +8,21 @@ import logging
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from typing_extensions import TypeVar as DefaultTypeVar
 
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from mcp.server.event_store import EventStore
+    from mcp.server.transport_security import TransportSecuritySettings
+
+from mcp._protocol.http import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+)
 from mcp.server.lowlevel.server import Server, _Entry, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.context import Context
@@ -436,12 +447,30 @@ class MCPServer(Generic[LifespanT]):
         options.setdefault("log_level", self.settings.log_level)
         await serve_sse(self._lowlevel_server, **options)
 
-    def streamable_http_app(self, **options: Any) -> Any:
-        """An ASGI (Starlette) app serving this server over Streamable HTTP; mountable as is."""
-        if "port" in options:
-            raise TypeError("streamable_http_app() takes no port; pass it to run() or to your ASGI server")
-        options.setdefault("custom_starlette_routes", self._custom_routes)
-        options.setdefault("debug", self.settings.debug)
+    def streamable_http_app(
+        self,
+        *,
+        streamable_http_path: str = "/mcp",
+        json_response: bool = False,
+        stateless_http: bool = False,
+        event_store: EventStore | None = None,
+        retry_interval: int | None = None,
+        max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+        session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+        max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+        transport_security: TransportSecuritySettings | None = None,
+        host: str = "127.0.0.1",
+    ) -> Starlette:
+        """An ASGI (Starlette) app serving this server over Streamable HTTP at
+        `streamable_http_path`, with the server's custom routes and auth; mountable as is.
+        `session_idle_timeout` / `max_sessions` of None mean no eviction / no bound."""
+        options: dict[str, Any] = {
+            "streamable_http_path": streamable_http_path, "json_response": json_response,
+            "stateless_http": stateless_http, "event_store": event_store, "retry_interval": retry_interval,
+            "max_request_body_size": max_request_body_size, "session_idle_timeout": session_idle_timeout,
+            "max_sessions": max_sessions, "transport_security": transport_security, "host": host,
+            "custom_starlette_routes": self._custom_routes, "debug": self.settings.debug,
+        }
         self._auth_options(options)
         return self._lowlevel_server.streamable_http_app(**options)
 
