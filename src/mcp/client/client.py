@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any, cast
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any, Protocol, cast
 
 import anyio
 
@@ -24,6 +24,11 @@ from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODE
 
 _DEFAULT_CACHE: Any = object()
 _LISTEN_IDS = itertools.count(1)
+
+
+class Transport(AbstractAsyncContextManager[tuple[Any, Any]], Protocol):
+    """What `Client(...)` also takes: an async context manager yielding the `(read_stream,
+    write_stream)` pair of a connection (`SessionMessage | Exception` in, `SessionMessage` out)."""
 
 
 class Client:
@@ -83,7 +88,11 @@ class Client:
             cache = CacheConfig()
         self._cache_config = cache
         self._cache: Any = None
-        self._extensions = list(extensions or [])
+        self._extensions: list[Any] = []
+        if extensions is not None:
+            from mcp.client.extensions import fold_extensions
+
+            self._extensions = fold_extensions(extensions)
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -327,7 +336,8 @@ class Client:
 
             claim = session._claim_for(getattr(result, "result_type", None) or "")
             if claim is not None:
-                result = await claim.resolve(result, ClaimContext(session, name, read_timeout_seconds))
+                result = await claim.resolve(
+                    result, ClaimContext(session=session, tool_name=name, read_timeout_seconds=read_timeout_seconds))
         if not result.is_error:
             await self._check_structured(name, result)
         return result

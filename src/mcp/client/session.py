@@ -7,14 +7,20 @@ wire every request carries the protocol version and client capabilities in `_met
 
 from __future__ import annotations
 
+import collections
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any, cast
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol, cast
+
+import anyio
+from anyio.abc import TaskGroup
 
 from mcp._engine.peer import Peer, ReadStream, WriteStream
 from mcp._protocol import messages as m
 from mcp.shared.exceptions import MCPError
-from mcp.types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp.types import methods as _methods
+from mcp.types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
@@ -24,9 +30,34 @@ from mcp.types.version import (
     SERVER_INFO_META_KEY,
 )
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from typing_extensions import Self
+
+    from mcp.client.extensions import ClientExtension, NotificationBinding, ResultClaim
+    from mcp.types import (
+        CreateMessageRequestParams,
+        CreateMessageResult,
+        CreateMessageResultWithTools,
+        ElicitRequestParams,
+        ElicitResult,
+        ErrorData,
+        ListRootsResult,
+        LoggingMessageNotificationParams,
+        ServerNotification,
+    )
+
 logger = logging.getLogger("mcp.client")
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
+
+_FALLBACK_VERSION = "2025-11-25"
+"""The revision incoming messages are read at before one is negotiated."""
+
+_NEVER_SURFACED = frozenset({"notifications/cancelled", "notifications/tasks/status"})
+"""Server notifications `message_handler` never sees: a cancel is applied by the connection itself,
+and task status (2025-11-25) is not part of the surfaced notification union."""
 
 
 class ClientRequestContext:
@@ -40,10 +71,66 @@ class ClientRequestContext:
         self.meta = meta
 
 
+class SamplingFnT(Protocol):
+    async def __call__(
+        self, context: ClientRequestContext, params: CreateMessageRequestParams
+    ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData: ...
+
+
+class ElicitationFnT(Protocol):
+    async def __call__(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData: ...
+
+
+class ListRootsFnT(Protocol):
+    async def __call__(self, context: ClientRequestContext) -> ListRootsResult | ErrorData: ...
+
+
+class LoggingFnT(Protocol):
+    async def __call__(self, params: LoggingMessageNotificationParams) -> None: ...
+
+
+if TYPE_CHECKING:
+    IncomingMessage: TypeAlias = "ServerNotification | Exception"
+    """What `message_handler` receives: typed server notifications and transport exceptions."""
+
+
+class MessageHandlerFnT(Protocol):
+    async def __call__(self, message: IncomingMessage) -> None: ...
+
+
+def __getattr__(name: str) -> Any:
+    # `IncomingMessage` names the notification union, which would load every model module: built
+    # on first use so importing the client stays cheap.
+    if name == "IncomingMessage":
+        from mcp.types import ServerNotification
+
+        alias = ServerNotification | Exception
+        globals()[name] = alias
+        return alias
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _types() -> Any:
     import mcp.types
 
     return mcp.types
+
+
+class _ClientPeer(Peer):
+    """The client's end of the connection. A transport fault on the read stream (an undecodable
+    message, a dropped stream) goes to the session, for `message_handler`, instead of being answered
+    as a parse error: the server never sent anything to answer."""
+
+    on_transport_error: Callable[[Exception], Awaitable[None]] | None = None
+
+    async def _reject_unparsable(self, exc: Exception) -> None:
+        if self.on_transport_error is not None:
+            await self.on_transport_error(exc)
+
+    @property
+    def task_group(self) -> TaskGroup | None:
+        """The group the connection runs its work in, while it runs."""
+        return self._tg
 
 
 class ClientSession:
@@ -56,12 +143,18 @@ class ClientSession:
         elicitation_callback: Any = None,
         list_roots_callback: Any = None,
         logging_callback: Any = None,
-        message_handler: Any = None,
+        message_handler: MessageHandlerFnT | None = None,
         client_info: Any = None,
         sampling_capabilities: Any = None,
+        *,
+        extensions: Mapping[str, dict[str, Any]] | None = None,
+        result_claims: Mapping[str, Sequence[ResultClaim[Any]]] | None = None,
+        notification_bindings: Sequence[NotificationBinding[Any]] | None = None,
     ) -> None:
-        self.peer = Peer(read_stream, write_stream, role="client", on_request=self._on_request,
-                         on_notification=self._on_notification)
+        peer = _ClientPeer(read_stream, write_stream, role="client", on_request=self._on_request,
+                           on_notification=self._on_notification)
+        peer.on_transport_error = self._on_transport_error
+        self.peer: Peer = peer
         self.read_timeout_seconds = read_timeout_seconds
         self._sampling = sampling_callback
         self._elicitation = elicitation_callback
@@ -79,21 +172,63 @@ class ClientSession:
         self._modern_meta: dict[str, Any] | None = None
         self._progress: dict[Any, ProgressCallback] = {}
         self._subscriptions: dict[str, Any] = {}
-        self.extensions: list[Any] = []
-        """`ClientExtension`s declared by the `Client` (capabilities, claims, notifications)."""
+        self._extra_bindings: tuple[NotificationBinding[Any], ...] = tuple(notification_bindings or ())
+        self._bindings: dict[str, NotificationBinding[Any]] = {}
+        self._extensions: list[ClientExtension] = []
+        if extensions is not None or result_claims is not None or self._extra_bindings:
+            from mcp.client.extensions import session_extensions
+
+            self.extensions = session_extensions(extensions, result_claims)
+        self._deliveries: collections.deque[tuple[Callable[[Any], Awaitable[None]], Any]] = collections.deque()
+        self._delivering = False
+        self._task_group: TaskGroup | None = None
         self.notification_hooks: list[Callable[[str, dict[str, Any]], Awaitable[None]]] = []
         """Called for every server notification before it is dispatched (the response cache evicts here)."""
         self._progress_tokens = iter(range(1, 1 << 62))
 
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        """Run the connection (its receive loop) until the block ends; then call `initialize()`."""
+        task_group = anyio.create_task_group()
+        await task_group.__aenter__()
+        task_group.start_soon(self.peer.run)
+        self._task_group = task_group
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> bool | None:
+        task_group, self._task_group = self._task_group, None
+        if task_group is None:
+            return None
+        task_group.cancel_scope.cancel()
+        return await task_group.__aexit__(exc_type, exc, tb)
+
+    # -- extensions ---------------------------------------------------------------------------
+
+    @property
+    def extensions(self) -> list[ClientExtension]:
+        """`ClientExtension`s this session declares (capabilities, claims, notifications)."""
+        return self._extensions
+
+    @extensions.setter
+    def extensions(self, extensions: Sequence[ClientExtension]) -> None:
+        from mcp.client.extensions import index_bindings
+
+        self._bindings = index_bindings(extensions, self._extra_bindings)
+        self._extensions = list(extensions)
+
     # -- capabilities and era -----------------------------------------------------------------
 
-    def capabilities(self, modern: bool = False) -> Any:
+    def capabilities(self, modern: bool = False, version: str | None = None) -> Any:
         t = _types()
         caps = t.ClientCapabilities()
         if self.extensions:
             from mcp.client.extensions import capability_map
 
-            caps.extensions = capability_map(self.extensions, modern) or None
+            if modern and version is None:
+                version = self.protocol_version if self._modern_meta is not None else LATEST_PROTOCOL_VERSION
+            caps.extensions = capability_map(self.extensions, version if modern else None) or None
         if self._sampling is not None:
             caps.sampling = self._sampling_capabilities or t.SamplingCapability()
         if self._elicitation is not None:
@@ -108,7 +243,7 @@ class ClientSession:
         self.peer.protocol_version = version
         self._modern_meta = {
             PROTOCOL_VERSION_META_KEY: version,
-            CLIENT_CAPABILITIES_META_KEY: self.capabilities(modern=True).to_wire(),
+            CLIENT_CAPABILITIES_META_KEY: self.capabilities(modern=True, version=version).to_wire(),
             CLIENT_INFO_META_KEY: self.client_info.to_wire(),
         }
 
@@ -221,7 +356,7 @@ class ClientSession:
             return None
         for extension in self.extensions:
             for claim in extension.claims():
-                if claim.result_type == result_type:
+                if claim.result_type == result_type and claim.active_at(self.protocol_version):
                     return claim
         return None
 
@@ -242,12 +377,12 @@ class ClientSession:
             claim = self._claim_for(result_type)
             if claim is None:
                 raise MCPError(-32603, f"{method} answered with an unrecognized resultType {result_type!r}")
+            claimed = claim.model.model_validate(raw)
             if not allow_claimed:
                 from mcp.client.extensions import UnexpectedClaimedResult
 
-                raise UnexpectedClaimedResult(
-                    f"{method} answered with the claimed shape {result_type!r}; pass allow_claimed=True to receive it")
-            return claim.model.model_validate(raw)
+                raise UnexpectedClaimedResult(claimed)
+            return claimed
         if result_type == "input_required":
             if not allow_input_required:
                 raise MCPError(-32603, f"{method} answered input_required but the caller did not allow it")
@@ -321,25 +456,29 @@ class ClientSession:
         ctx = ClientRequestContext(self, request_id, params.get("_meta"))
         if method == "ping":
             return {}
+        # Without a callback the request is refused as invalid (-32600), not as an unknown method.
         if method == "elicitation/create":
             if self._elicitation is None:
-                raise MCPError(METHOD_NOT_FOUND, "Elicitation not supported")
+                raise MCPError(INVALID_REQUEST, "Elicitation not supported")
             out = await self._elicitation(ctx, _validate(t.ElicitRequestParams, params))
         elif method == "sampling/createMessage":
             if self._sampling is None:
-                raise MCPError(METHOD_NOT_FOUND, "Sampling not supported")
+                raise MCPError(INVALID_REQUEST, "Sampling not supported")
             out = await self._sampling(ctx, _validate(t.CreateMessageRequestParams, params))
         elif method == "roots/list":
             if self._roots is None:
-                raise MCPError(METHOD_NOT_FOUND, "List roots not supported")
+                raise MCPError(INVALID_REQUEST, "List roots not supported")
             out = await self._roots(ctx)
         else:
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
         if isinstance(out, t.ErrorData):
             raise MCPError(out.code, out.message, out.data)
         return out.to_wire()
 
     async def _on_notification(self, message: dict[str, Any], metadata: Any) -> None:
+        """Runs on the receive loop, in wire order: internal bookkeeping happens here; whatever user
+        code sees the notification (`message_handler`, `logging_callback`, extension bindings) runs
+        later, one at a time and in order, off the loop, so it may itself talk to the server."""
         method = message["method"]
         params: dict[str, Any] = message.get("params") or {}
         for hook in self.notification_hooks:
@@ -353,23 +492,97 @@ class ClientSession:
             if subscription is not None:
                 if method == "notifications/subscriptions/acknowledged":
                     subscription._acknowledge(params.get("notifications") or {})
-                else:
-                    event = event_for(method, params)
-                    if event is not None:
-                        subscription._push(event)
-                return
-        for extension in self.extensions:
-            for binding in extension.notifications():
-                if binding.method == method:
-                    await binding.handler(binding.params_type.model_validate(params))
+                    return  # the stream's own handshake, never surfaced
+                event = event_for(method, params)
+                if event is not None:
+                    subscription._push(event)
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))
             if callback is not None:
                 await callback(params.get("progress", 0), params.get("total"), params.get("message"))
-        elif method == "notifications/message" and self._logging is not None:
-            await self._logging(_types().LoggingMessageNotificationParams.model_validate(params))
-        if self._message_handler is not None:
-            await self._message_handler(message)
+        if method in _NEVER_SURFACED:
+            return
+        version = self.protocol_version or _FALLBACK_VERSION
+        info = _methods.get(method)
+        if info is None or info.kind != "notification" or not info.sent_by("server", version):
+            binding = self._bindings.get(method)
+            if binding is not None:
+                await self._deliver_later(self._run_binding, (binding, params))
+            else:
+                logger.debug("dropped %r: not a server notification at %s", method, version)
+            return
+        if self._message_handler is None and (self._logging is None or method != "notifications/message"):
+            return  # nobody would look at it: skip validation
+        body: dict[str, Any] = {"method": method}
+        if "params" in message:
+            body["params"] = message["params"]
+        await self._deliver_later(self._surface, (getattr(_types(), info.message), body))
+
+    async def _on_transport_error(self, exc: Exception) -> None:
+        await self._deliver_later(self._surface_transport_error, exc)
+
+    async def _deliver_later(self, deliver: Callable[[Any], Awaitable[None]], item: Any) -> None:
+        """Queue one delivery; a single drainer task (started on demand in the connection's task
+        group) runs them in order. Without a running group, deliver in place."""
+        self._deliveries.append((deliver, item))
+        if self._delivering:
+            return
+        self._delivering = True
+        task_group = self.peer.task_group if isinstance(self.peer, _ClientPeer) else None
+        if task_group is None:
+            await self._drain_deliveries()
+        else:
+            task_group.start_soon(self._drain_deliveries)
+
+    async def _drain_deliveries(self) -> None:
+        try:
+            while self._deliveries:
+                deliver, item = self._deliveries.popleft()
+                await deliver(item)
+        finally:
+            self._delivering = False
+
+    async def _surface(self, item: tuple[Any, dict[str, Any]]) -> None:
+        from pydantic import ValidationError
+
+        model, body = item
+        method = body["method"]
+        try:
+            notification = model.model_validate(body)
+        except ValidationError:
+            logger.warning("dropped an invalid %s notification", method, exc_info=True)
+            return
+        try:
+            # A raising logging_callback skips message_handler for that notification.
+            if self._logging is not None and method == "notifications/message":
+                await self._logging(notification.params)
+            if self._message_handler is not None:
+                await self._message_handler(notification)
+        except Exception:
+            logger.exception("a notification callback for %s raised", method)
+
+    async def _surface_transport_error(self, exc: Exception) -> None:
+        if self._message_handler is None:
+            logger.debug("transport error with no message_handler: %r", exc)
+            return
+        try:
+            await self._message_handler(exc)
+        except Exception:
+            logger.exception("message_handler raised on a transport error")
+
+    async def _run_binding(self, item: tuple[NotificationBinding[Any], dict[str, Any]]) -> None:
+        from pydantic import ValidationError
+
+        binding, params = item
+        try:
+            value = binding.params_type.model_validate(params)
+        except ValidationError:
+            logger.warning("dropped an invalid %s notification", binding.method, exc_info=True)
+            return
+        try:
+            await binding.handler(value)
+        except Exception:
+            logger.exception("the notification binding for %s raised", binding.method)
 
 
 def _validate(model: Any, params: dict[str, Any]) -> Any:

@@ -364,8 +364,10 @@ async def test_legacy_subscribe_delivers_resource_updated(mode: str) -> None:
     got = anyio.Event()
 
     async def handler(message: Any) -> None:
-        if isinstance(message, dict) and message.get("method") == "notifications/resources/updated":
-            updates.append(message["params"]["uri"])
+        from mcp.types import ResourceUpdatedNotification
+
+        if isinstance(message, ResourceUpdatedNotification):  # typed, as in the official SDK
+            updates.append(str(message.params.uri))
             got.set()
 
     async with Client(mcp, mode=mode, message_handler=handler) as client:
