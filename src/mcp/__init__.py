@@ -27,12 +27,33 @@ _OWNER = {
     "UriTemplate": "mcp.shared.uri_template",
 }
 
-__all__ = sorted([*_OWNER, "types"])
+_TYPE_NAMES = (
+    "CallToolRequest", "ClientCapabilities", "ClientNotification", "ClientRequest", "ClientResult", "CompleteRequest",
+    "CreateMessageRequest", "CreateMessageResult", "CreateMessageResultWithTools", "ErrorData", "GetPromptRequest",
+    "GetPromptResult", "Implementation", "IncludeContext", "InitializeRequest", "InitializeResult",
+    "InitializedNotification", "JSONRPCError", "JSONRPCRequest", "JSONRPCResponse", "ListPromptsRequest",
+    "ListPromptsResult", "ListResourcesRequest", "ListResourcesResult", "ListToolsResult", "LoggingLevel",
+    "LoggingMessageNotification", "Notification", "PingRequest", "ProgressNotification", "PromptsCapability",
+    "ReadResourceRequest", "ReadResourceResult", "Resource", "ResourceUpdatedNotification", "ResourcesCapability",
+    "RootsCapability", "SamplingCapability", "SamplingContent", "SamplingContextCapability", "SamplingMessage",
+    "SamplingMessageContentBlock", "SamplingToolsCapability", "ServerCapabilities", "ServerNotification",
+    "ServerRequest", "ServerResult", "SetLevelRequest", "StopReason", "SubscribeRequest", "Tool", "ToolChoice",
+    "ToolResultContent", "ToolUseContent", "ToolsCapability", "UnsubscribeRequest",
+)
+"""The `mcp.types` names the official package lists at its top level (any `mcp.types` name resolves
+here; these are the ones `from mcp import *` brings)."""
+
+_RENAMED = {"SamplingRole": "Role"}
+"""Top-level names for `mcp.types` names under another spelling."""
+
+__all__ = sorted([*_OWNER, *_TYPE_NAMES, *_RENAMED, "types"])
 
 
 def __getattr__(name: str) -> Any:
     module = _OWNER.get(name)
     if module is None:
+        if name in _RENAMED:
+            return getattr(types, _RENAMED[name])
         if not name.startswith("_") and name in types.__all__:
             return getattr(types, name)
         raise AttributeError(f"module 'mcp' has no attribute {name!r}")

@@ -10,7 +10,8 @@ NAMES: dict[str, list[str]] = {
     "mcp": ["Client", "ClientSessionGroup", "MCPError", "StdioServerParameters", "MCPDeprecationWarning",
             "stdio_client", "ClientSession", "InputRequiredRoundsExceededError", "UriTemplate", "InvalidUriTemplate",
             "ServerSession", "stdio_server", "UrlElicitationRequiredError", "Tool", "Resource", "Implementation",
-            "ServerCapabilities", "types"],
+            "ServerCapabilities", "types", "SamplingRole", "ServerNotification", "LoggingMessageNotification",
+            "ResourceUpdatedNotification", "ToolUseContent", "SamplingMessageContentBlock"],
     "mcp.server": ["MCPServer", "Server", "ServerRequestContext", "CacheHint", "NotificationOptions",
                    "InitializationOptions"],
     "mcp.server.mcpserver": ["MCPServer", "Context", "Image", "Audio", "Message", "UserMessage", "AssistantMessage",
@@ -38,7 +39,9 @@ NAMES: dict[str, list[str]] = {
     "mcp.client": ["CacheConfig", "ClaimContext", "ClientExtension", "ClientRequestContext", "ResultClaim",
                    "advertise", "Client", "ClientSession", "CacheEntry", "CacheKey", "CacheMode",
                    "InMemoryResponseCacheStore", "ResponseCacheStore", "NotificationBinding",
-                   "UnexpectedClaimedResult", "InputRequiredRoundsExceededError"],
+                   "UnexpectedClaimedResult", "InputRequiredRoundsExceededError", "IncomingMessage", "Transport"],
+    "mcp.client.session": ["ClientSession", "ClientRequestContext", "IncomingMessage", "MessageHandlerFnT",
+                           "SamplingFnT", "ElicitationFnT", "ListRootsFnT", "LoggingFnT"],
     "mcp.client.streamable_http": ["streamable_http_client"],
     "mcp.client.stdio": ["stdio_client", "StdioServerParameters"],
     "mcp.client.sse": ["sse_client"],
@@ -63,3 +66,23 @@ def test_mcp_types_is_an_alias_of_mcp_types_module() -> None:
     import mcp_types
 
     assert mcp_types.CallToolResult is mcp.types.CallToolResult
+
+
+def test_star_imports_bring_the_official_top_level_names() -> None:
+    import mcp
+    import mcp.client
+
+    official_top = {"Client", "ClientSession", "ClientSessionGroup", "SamplingRole", "ServerNotification", "Tool",
+                    "UnsubscribeRequest", "stdio_client", "types", "MCPError", "InitializedNotification"}
+    assert official_top <= set(mcp.__all__)
+    assert {"IncomingMessage", "Transport", "ClientRequestContext"} <= set(mcp.client.__all__)
+    for name in (*mcp.__all__, *(f"client.{n}" for n in mcp.client.__all__)):
+        owner, _, attr = name.rpartition(".")
+        assert getattr(mcp.client if owner else mcp, attr) is not None
+
+
+def test_sampling_role_is_the_role_literal() -> None:
+    import mcp
+    from mcp.types import Role
+
+    assert mcp.SamplingRole is Role

@@ -23,6 +23,8 @@ _OWNER = {
     "Client": "mcp.client.client",
     "ClientSession": "mcp.client.session",
     "ClientRequestContext": "mcp.client.session",
+    "IncomingMessage": "mcp.client.session",
+    "Transport": "mcp.client.client",
     "StdioServerParameters": "mcp.client.stdio",
     "stdio_client": "mcp.client.stdio",
     "streamable_http_client": "mcp.client.streamable_http",
@@ -43,8 +45,10 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from mcp.client.client import Client as Client
+    from mcp.client.client import Transport as Transport
     from mcp.client.session import ClientRequestContext as ClientRequestContext
     from mcp.client.session import ClientSession as ClientSession
+    from mcp.client.session import IncomingMessage as IncomingMessage
     from mcp.client.sse import sse_client as sse_client
     from mcp.client.stdio import StdioServerParameters as StdioServerParameters
     from mcp.client.stdio import stdio_client as stdio_client
