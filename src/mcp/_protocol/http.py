@@ -25,6 +25,15 @@ DEFAULT_SESSION_IDLE_TIMEOUT: Final = 30 * 60
 DEFAULT_MAX_SESSIONS: Final = 10_000
 """Sessions a stateful server holds at once (least recently used idle ones are evicted first)."""
 
+X_MCP_HEADER: Final = "x-mcp-header"
+"""The input-schema annotation asking clients to mirror an argument into `Mcp-Param-<Name>`."""
+_TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_HEADER_TYPES = frozenset({"string", "integer", "boolean"})
+_ONE_SUBSCHEMA = frozenset({"additionalProperties", "items", "contains", "propertyNames", "not", "if", "then",
+                            "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems"})
+_SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SUBSCHEMA_MAPS = frozenset({"$defs", "definitions", "patternProperties", "dependentSchemas"})
+
 JSON = "application/json"
 SSE = "text/event-stream"
 SESSION_HEADER = "mcp-session-id"
@@ -114,3 +123,57 @@ def decode_header_value(value: str) -> str:
         except (binascii.Error, UnicodeDecodeError, ValueError):
             raise InvalidHeaderValue("invalid base64 header value") from None
     return value
+
+
+def invalid_header_declaration(schema: Any) -> str | None:
+    """Why a tool input schema's `x-mcp-header` annotations are invalid, or None (SEP-2243, as the
+    official SDK checks it when a tool is registered). Each must sit on a property reached from the
+    root through `properties` alone, name a non-empty RFC 9110 token, annotate a property whose
+    `type` is "string", "integer" or "boolean", and be unique case-insensitively."""
+    seen: dict[str, str] = {}
+    for path, node in _schema_positions(schema):
+        if X_MCP_HEADER not in node:
+            continue
+        if not path:
+            return f"{X_MCP_HEADER} found at a schema position not reachable via a pure `properties` chain"
+        where = ".".join(path)
+        header = node[X_MCP_HEADER]
+        if not isinstance(header, str):
+            return f"property {where!r}: {X_MCP_HEADER} must be a string, not {type(header).__name__}"
+        if not header or not _TOKEN_CHARS.issuperset(header):
+            return f"property {where!r}: {X_MCP_HEADER} {header!r} is not an RFC 9110 token"
+        kind = node.get("type")
+        if not isinstance(kind, str):
+            return (f"property {where!r}: {X_MCP_HEADER} is only permitted on integer/string/boolean properties "
+                    f"(the type keyword is {type(kind).__name__}, not a string)")
+        if kind not in _HEADER_TYPES:
+            return f"property {where!r}: {X_MCP_HEADER} is only permitted on integer/string/boolean properties (got {kind!r})"
+        first = seen.setdefault(header.lower(), where)
+        if first != where:
+            return f"{X_MCP_HEADER} {header!r} on property {where!r} duplicates property {first!r}"
+    return None
+
+
+def _schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str, Any]]]:
+    """Every subschema of `root` with its chain of `properties` keys from the root (None once any
+    other applicator is crossed). Iterative, so any finite JSON value is walked to its end."""
+    found: list[tuple[tuple[str, ...] | None, dict[str, Any]]] = []
+    stack: list[tuple[tuple[str, ...] | None, Any]] = [((), root)]
+    while stack:
+        path, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        schema = cast("dict[str, Any]", node)
+        found.append((path, schema))
+        for keyword, value in schema.items():
+            if keyword == "properties" and isinstance(value, dict):
+                for name, sub in cast("dict[str, Any]", value).items():
+                    stack.append(((*path, name) if path is not None else None, sub))
+            elif keyword in _ONE_SUBSCHEMA:
+                stack.append((None, value))
+            elif keyword in _SUBSCHEMA_LISTS and isinstance(value, list):
+                stack.extend((None, sub) for sub in cast("list[Any]", value))
+            elif keyword in _SUBSCHEMA_MAPS and isinstance(value, dict):
+                stack.extend((None, sub) for sub in cast("dict[str, Any]", value).values())
+    found.reverse()
+    return found

@@ -11,18 +11,26 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast, get_origin
 
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.dependencies import NeedInput
 from mcp.server.mcpserver.results import OutputPlan, compile_output, to_wire_content
 from mcp.server.mcpserver.signature import Signature, inspect_function
-from mcp.shared.exceptions import MCPError, ToolError
+from mcp.shared.exceptions import InvalidSignature, MCPError, ToolError
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult, Tool
 
 logger = logging.getLogger("mcp.server.tools")
+
+
+def _may_declare_headers(params: list[tuple[str, Any, Any]]) -> bool:
+    """Whether a parameter carries metadata that could put `x-mcp-header` in the input schema
+    (`Annotated[...]` or a `Field(...)` default): only then is the schema built at registration to
+    check it (building every tool's schema up front would make registering many tools slow)."""
+    return any(get_origin(annotation) is Annotated or type(default).__module__.startswith("pydantic")
+               for _, annotation, default in params)
 
 
 class RegisteredTool:
@@ -58,6 +66,12 @@ class RegisteredTool:
         self.signature: Signature = inspect_function(fn, self.name, free_form=input_schema is not None)
         self.output: OutputPlan = compile_output(self.name, self.signature.return_annotation, structured_output)
         self._wire: Tool | None = None
+        if input_schema is not None or _may_declare_headers(self.signature.params):
+            from mcp._protocol.http import invalid_header_declaration
+
+            reason = invalid_header_declaration(self.parameters)
+            if reason is not None:
+                raise InvalidSignature(f"Tool {self.name!r} has an invalid x-mcp-header annotation: {reason}")
         self._header_params: list[tuple[str, str]] | None = None
 
     @property
