@@ -347,3 +347,32 @@ async def test_an_unknown_server_request_is_method_not_found_with_the_method_as_
     async with Client(asking_server(), mode="legacy") as client:
         result = await client.call_tool("ask", {"method": "com.example/unknown"})
     assert result.structured_content == {"code": -32601, "message": "Method not found", "data": "com.example/unknown"}
+
+
+async def test_log_level_opts_every_stateless_request_in_to_log_messages_unless_the_call_names_one() -> None:
+    mcp = MCPServer("logs")
+
+    @mcp.tool()
+    async def chatty(ctx: Context) -> str:
+        await ctx.debug("debug line")
+        await ctx.error("error line")
+        return "ok"
+
+    got: list[str] = []
+
+    async def on_log(params: Any) -> None:
+        got.append(params.data)
+
+    async with Client(mcp, log_level="debug", logging_callback=on_log) as client:
+        assert client.protocol_version == "2026-07-28"
+        await client.call_tool("chatty", {})
+        with anyio.fail_after(5):
+            while len(got) < 2:
+                await anyio.sleep(0.01)
+        assert got == ["debug line", "error line"]
+        got.clear()
+        await client.call_tool("chatty", {}, meta={"io.modelcontextprotocol/logLevel": "error"})
+        with anyio.fail_after(5):
+            while not got:
+                await anyio.sleep(0.01)
+    assert got == ["error line"]

@@ -73,9 +73,8 @@ class Client:
             "read_timeout_seconds": read_timeout_seconds, "sampling_callback": sampling_callback,
             "sampling_capabilities": sampling_capabilities, "list_roots_callback": list_roots_callback,
             "logging_callback": logging_callback, "message_handler": message_handler, "client_info": client_info,
-            "elicitation_callback": elicitation_callback,
+            "elicitation_callback": elicitation_callback, "log_level": log_level,
         }
-        self._log_level = log_level
         self.input_required_max_rounds = input_required_max_rounds
         self._session: ClientSession | None = None
         self._stack: AsyncExitStack | None = None

@@ -26,6 +26,7 @@ from mcp.types.version import (
     CLIENT_INFO_META_KEY,
     LATEST_HANDSHAKE_VERSION,
     LATEST_PROTOCOL_VERSION,
+    LOG_LEVEL_META_KEY,
     PROTOCOL_VERSION_META_KEY,
     SERVER_INFO_META_KEY,
 )
@@ -147,6 +148,7 @@ class ClientSession:
         client_info: Any = None,
         sampling_capabilities: Any = None,
         *,
+        log_level: str | None = None,
         extensions: Mapping[str, dict[str, Any]] | None = None,
         result_claims: Mapping[str, Sequence[ResultClaim[Any]]] | None = None,
         notification_bindings: Sequence[NotificationBinding[Any]] | None = None,
@@ -160,6 +162,8 @@ class ClientSession:
         self._elicitation = elicitation_callback
         self._roots = list_roots_callback
         self._logging = logging_callback
+        self._log_level = log_level
+        """On the stateless wire, the log level every request opts in to unless its `_meta` names one."""
         self._message_handler = message_handler
         self._sampling_capabilities = sampling_capabilities
         self.client_info = client_info or _types().Implementation(name="mcp", version=_package_version())
@@ -294,6 +298,8 @@ class ClientSession:
             meta = dict(params.get("_meta") or {})
             if modern is not None:
                 meta.update(modern)
+                if self._log_level is not None:
+                    meta.setdefault(LOG_LEVEL_META_KEY, self._log_level)
             token = None
             if progress_callback is not None:
                 token = next(self._progress_tokens)
