@@ -174,7 +174,7 @@ def build_server() -> MCPServer:
     @mcp.tool()
     def locate(
         query: str,
-        region: Annotated[str | None, Field(json_schema_extra={"x-mcp-header": "Region"})] = None,
+        region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})] = "<none>",
     ) -> str:
         """A tool with an argument mirrored in the Mcp-Param-Region header."""
         return f"{query}@{region}"
@@ -263,7 +263,7 @@ async def test_arguments_marked_x_mcp_header_travel_in_mcp_param_headers() -> No
             wrapped = await client.call_tool("locate", {"query": "q", "region": "Zürich"})
             assert wrapped.content[0].text == "q@Zürich"
             absent = await client.call_tool("locate", {"query": "q"})
-            assert absent.content[0].text == "q@None"
+            assert absent.content[0].text == "q@<none>"
     calls = [headers for _, headers in app.requests if headers.get("mcp-name") == "locate"]
     assert [headers.get("mcp-param-region") for headers in calls] == [
         "us-west1", "=?base64?WsO8cmljaA==?=", None]
