@@ -133,6 +133,30 @@ async def test_a_listen_stream_acknowledges_then_delivers_only_the_filtered_even
         assert events == [ResourceUpdated(uri="board://sprint"), ToolsListChanged()]
 
 
+async def test_listen_on_a_session_awaits_on_event_before_each_event_reaches_the_consumer() -> None:
+    from mcp.client.subscriptions import ServerEvent, listen
+
+    mcp = MCPServer("board")
+
+    @mcp.tool()
+    async def change(ctx: Context) -> str:
+        await ctx.notify_tools_changed()
+        return "done"
+
+    trail: list[str] = []
+
+    async def on_event(event: ServerEvent) -> None:
+        trail.append(f"on_event {type(event).__name__}")
+
+    async with Client(mcp) as client, listen(client.session, tools_list_changed=True, on_event=on_event) as sub:
+        await client.call_tool("change", {})
+        with anyio.fail_after(5):
+            async for event in sub:
+                trail.append(f"consumer {type(event).__name__}")
+                break
+    assert trail == ["on_event ToolsListChanged", "consumer ToolsListChanged"]
+
+
 async def test_a_listen_notification_evicts_the_cached_listing() -> None:
     mcp = MCPServer("board", cache_hints={"tools/list": CacheHint(ttl_ms=60_000)})
 

@@ -10,9 +10,7 @@ always does the handshake; `mode="2026-07-28"` pins the stateless wire.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any, Protocol, cast
 
 import anyio
@@ -23,7 +21,6 @@ from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
 
 _DEFAULT_CACHE: Any = object()
-_LISTEN_IDS = itertools.count(1)
 
 
 class Transport(AbstractAsyncContextManager[tuple[Any, Any]], Protocol):
@@ -260,60 +257,16 @@ class Client:
         elif method == "notifications/resources/updated" and "uri" in params:
             await cache.evict(version, "resources/read", str(params["uri"]))
 
-    @asynccontextmanager
-    async def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
-                     resources_list_changed: bool = False, resource_subscriptions: Any = (),
-                     timeout: float = 30.0) -> AsyncIterator[Any]:
+    def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
+               resources_list_changed: bool = False, resource_subscriptions: Any = (),
+               timeout: float = 30.0) -> AbstractAsyncContextManager[Any]:
         """Open a `subscriptions/listen` stream (2026-07-28); entering waits for the server's
-        acknowledgement, leaving cancels the stream."""
-        from mcp.client.subscriptions import Subscription
-        from mcp.shared.exceptions import ListenNotSupportedError
+        acknowledgement, leaving cancels the stream (see `mcp.client.subscriptions.listen`)."""
+        from mcp.client.subscriptions import listen
 
-        session = self.session
-        if session._modern_meta is None:
-            raise ListenNotSupportedError("subscriptions/listen needs a 2026-07-28 connection")
-        wanted: dict[str, Any] = {}
-        if tools_list_changed:
-            wanted["toolsListChanged"] = True
-        if prompts_list_changed:
-            wanted["promptsListChanged"] = True
-        if resources_list_changed:
-            wanted["resourcesListChanged"] = True
-        if resource_subscriptions:
-            wanted["resourceSubscriptions"] = [str(uri) for uri in resource_subscriptions]
-        subscription_id = f"listen-{next(_LISTEN_IDS)}"
-        subscription = Subscription(subscription_id)
-        session._subscriptions[subscription_id] = subscription
-
-        async def run() -> None:
-            try:
-                params = {"notifications": wanted, "_meta": dict(session._modern_meta or {})}
-                await session.peer.send_request("subscriptions/listen", params, request_id=subscription_id)
-                subscription._finish()
-            except MCPError as exc:
-                subscription._fail(exc)
-            except anyio.get_cancelled_exc_class():
-                subscription._finish()
-                raise
-
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(run)
-                with anyio.fail_after(timeout):
-                    await subscription.acknowledged.wait()
-                if subscription._error is not None and subscription.honored is None:
-                    raise subscription._error
-                try:
-                    yield subscription
-                finally:
-                    tg.cancel_scope.cancel()
-        except BaseException as exc:
-            leaf = single_leaf(exc)
-            if leaf is exc:
-                raise
-            raise leaf from None
-        finally:
-            session._subscriptions.pop(subscription_id, None)
+        return listen(self.session, tools_list_changed=tools_list_changed, prompts_list_changed=prompts_list_changed,
+                      resources_list_changed=resources_list_changed, resource_subscriptions=resource_subscriptions,
+                      timeout=timeout)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
                         read_timeout_seconds: float | None = None, progress_callback: Any = None, *,

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from mcp.shared.exceptions import ListenNotSupportedError, SubscriptionLost
+from mcp.shared.exceptions import ListenNotSupportedError, MCPError, SubscriptionLost, single_leaf
 
-__all__ = ["ListenNotSupportedError", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged", "Subscription",
-           "SubscriptionLost", "ToolsListChanged"]
+if TYPE_CHECKING:
+    from mcp.client.session import ClientSession
+
+__all__ = ["ListenNotSupportedError", "OnEvent", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
+           "ServerEvent", "Subscription", "SubscriptionLost", "ToolsListChanged", "listen"]
 
 SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 MAX_UNCONSUMED = 1024
@@ -37,6 +43,10 @@ class ResourceUpdated:
 
 
 Event = ToolsListChanged | PromptsListChanged | ResourcesListChanged | ResourceUpdated
+ServerEvent = Event
+"""What a listen stream yields (the official SDK's name for it)."""
+OnEvent = Callable[[Event], Awaitable[None]]
+"""A per-event callback, awaited before the event reaches the stream's consumer."""
 
 _EVENTS: dict[str, Any] = {
     "notifications/tools/list_changed": ToolsListChanged,
@@ -57,8 +67,9 @@ class Subscription:
     """An open listen stream: `honored` (the acknowledged filter), `subscription_id`, and async
     iteration over events (duplicates not yet consumed collapse into one)."""
 
-    def __init__(self, subscription_id: str) -> None:
+    def __init__(self, subscription_id: str, on_event: OnEvent | None = None) -> None:
         self.subscription_id = subscription_id
+        self._on_event = on_event
         self.honored: Any = None
         self.acknowledged = anyio.Event()
         self._pending: dict[Event, None] = {}
@@ -99,6 +110,8 @@ class Subscription:
             if self._pending:
                 event = next(iter(self._pending))
                 del self._pending[event]
+                if self._on_event is not None:
+                    await self._on_event(event)
                 return event
             if self._error is not None:
                 raise self._error
@@ -106,3 +119,59 @@ class Subscription:
                 raise StopAsyncIteration
             self._wakeup = anyio.Event()
             await self._wakeup.wait()
+
+
+_LISTEN_IDS = itertools.count(1)
+
+
+@asynccontextmanager
+async def listen(session: ClientSession, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
+                 resources_list_changed: bool = False, resource_subscriptions: Sequence[str] = (),
+                 on_event: OnEvent | None = None, timeout: float = 30.0) -> AsyncIterator[Subscription]:
+    """Open one `subscriptions/listen` stream on `session` (2026-07-28 only). Entering sends the
+    request and returns once the server acknowledges it (`honored` is what it agreed to);
+    leaving ends the stream. `on_event` is awaited before each event reaches the consumer."""
+    if session._modern_meta is None:
+        raise ListenNotSupportedError("subscriptions/listen needs a 2026-07-28 connection")
+    wanted: dict[str, Any] = {}
+    if tools_list_changed:
+        wanted["toolsListChanged"] = True
+    if prompts_list_changed:
+        wanted["promptsListChanged"] = True
+    if resources_list_changed:
+        wanted["resourcesListChanged"] = True
+    if resource_subscriptions:
+        wanted["resourceSubscriptions"] = [str(uri) for uri in resource_subscriptions]
+    subscription_id = f"listen-{next(_LISTEN_IDS)}"
+    subscription = Subscription(subscription_id, on_event)
+    session._subscriptions[subscription_id] = subscription
+
+    async def run() -> None:
+        try:
+            params = {"notifications": wanted, "_meta": dict(session._modern_meta or {})}
+            await session.peer.send_request("subscriptions/listen", params, request_id=subscription_id)
+            subscription._finish()
+        except MCPError as exc:
+            subscription._fail(exc)
+        except anyio.get_cancelled_exc_class():
+            subscription._finish()
+            raise
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            with anyio.fail_after(timeout):
+                await subscription.acknowledged.wait()
+            if subscription._error is not None and subscription.honored is None:
+                raise subscription._error
+            try:
+                yield subscription
+            finally:
+                tg.cancel_scope.cancel()
+    except BaseException as exc:
+        leaf = single_leaf(exc)
+        if leaf is exc:
+            raise
+        raise leaf from None
+    finally:
+        session._subscriptions.pop(subscription_id, None)
