@@ -4,20 +4,29 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 from typing_extensions import TypeVar
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from pydantic import BaseModel
+
     from mcp.server.session import ServerSession
     from mcp.types import ClientCapabilities
 
 LifespanT = TypeVar("LifespanT", default=Any)
+RequestT = TypeVar("RequestT", default=Any)
+"""The type of the transport request a message arrived on (`ServerRequestContext.request`)."""
 
 
 @dataclass(slots=True, eq=False)
-class ServerRequestContext(Generic[LifespanT]):
+class ServerRequestContext(Generic[LifespanT, RequestT]):
     """One incoming request (or notification, for middleware: then `request_id` is None).
+
+    Parametrised like the official SDK's: `ServerRequestContext[Lifespan, Request]`; both default
+    (`ServerRequestContext[Lifespan]` and the bare name are fine).
 
     `params` is the raw params object as received; middleware may replace it before calling
     `call_next`, and the handler then receives it validated into its params type.
@@ -29,7 +38,7 @@ class ServerRequestContext(Generic[LifespanT]):
     method: str
     params: dict[str, Any] | None
     request_id: str | int | None = None
-    request: Any = None
+    request: RequestT | None = None
     """The transport request this message arrived on (a Starlette `Request` over HTTP)."""
     client_capabilities_raw: dict[str, Any] | None = None
     """2026-07-28: the capabilities this request declared in `_meta` (wire form)."""
@@ -67,8 +76,41 @@ class ServerRequestContext(Generic[LifespanT]):
             await closer()
 
 
-HandlerResult = Any
-"""A result model (or `None` for notifications) produced by a handler or a middleware."""
+if TYPE_CHECKING:
+    HandlerResult: TypeAlias = BaseModel | dict[str, Any] | None
+    """What a handler, a middleware or an extension interceptor returns for a request: a result
+    model, a result already in wire form (a dict with the spec's field names), or None (an empty
+    result). For notifications the return value is ignored."""
+else:
 
-CallNext = Callable[[ServerRequestContext[Any]], Awaitable[HandlerResult]]
-Middleware = Callable[[ServerRequestContext[Any], CallNext], Awaitable[HandlerResult]]
+    def __getattr__(name: str) -> Any:
+        # `HandlerResult` names pydantic's BaseModel; built on first use so that importing this
+        # module (every server does) does not import pydantic.
+        if name != "HandlerResult":
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from pydantic import BaseModel
+
+        value = globals()["HandlerResult"] = BaseModel | dict[str, Any] | None
+        return value
+
+
+CallNext = Callable[["ServerRequestContext[Any, Any]"], Awaitable["HandlerResult"]]
+"""The rest of the chain; call it with `ctx` (or a `dataclasses.replace`d copy of it)."""
+
+_MiddlewareLifespanT = TypeVar("_MiddlewareLifespanT")
+
+
+class ServerMiddleware(Protocol[_MiddlewareLifespanT]):
+    """A middleware of the low-level `Server`: `async def mw(ctx, call_next) -> result`.
+
+    Listed outermost first on `Server.middleware`; it sees every inbound request and
+    notification (`ctx.request_id is None`) before params validation, as raw `ctx.method` and
+    `ctx.params`, and may answer itself, refuse (raise `MCPError`) or pass on a rewritten context.
+    A middleware meant for any server is typed `ServerMiddleware[Any]`.
+    """
+
+    async def __call__(self, ctx: ServerRequestContext[_MiddlewareLifespanT, Any], call_next: CallNext) -> HandlerResult: ...
+
+
+Middleware = ServerMiddleware[Any]
+"""Earlier name of `ServerMiddleware[Any]`."""
