@@ -7,7 +7,8 @@
     ├── MCPServerError                           framework-side failures (mcp.server.mcpserver)
     │   ├── ToolError                            a tool could not run
     │   ├── ResourceError
-    │   │   └── ResourceNotFoundError
+    │   │   ├── ResourceNotFoundError
+    │   │   └── UnexpectedResourceError
     │   └── InvalidSignature                     a handler signature that cannot be served
     ├── InputRequiredRoundsExceededError         the client gave up after N input rounds
     ├── InvalidUriTemplate(ValueError)
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from mcp.types.jsonrpc import INTERNAL_ERROR, URL_ELICITATION_REQUIRED
+from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, URL_ELICITATION_REQUIRED
 
 
 class MCPError(Exception):
@@ -78,8 +79,8 @@ class NoBackChannelError(MCPError):
 
     def __init__(self, method: str) -> None:
         super().__init__(
-            INTERNAL_ERROR,
-            f"Cannot send '{method}': this transport context has no back-channel for server-initiated requests.",
+            INVALID_REQUEST,
+            f"Cannot send {method!r}: this transport context has no back-channel for server-initiated requests.",
         )
         self.method = method
 
@@ -109,7 +110,12 @@ class ResourceError(MCPServerError):
 
 
 class ResourceNotFoundError(ResourceError):
-    """No resource or template matches the URI."""
+    """No such resource: nothing matches the URI, or its function says so (-32602, own message)."""
+
+
+class UnexpectedResourceError(ResourceError):
+    """A resource or template function failed with something other than `ResourceError` or
+    `MCPError`; the message names only the URI, the original is the `__cause__` (logged)."""
 
 
 class InvalidSignature(MCPServerError):

@@ -39,6 +39,7 @@ from mcp.shared.exceptions import (
     PathEscapeError,
     ResourceError,
     ResourceNotFoundError,
+    UnexpectedResourceError,
 )
 from mcp.types import Annotations, Icon, InputRequiredResult
 
@@ -269,8 +270,9 @@ async def test_a_value_that_does_not_convert_fails_the_read_with_a_resource_erro
         return str(order_id)
 
     manager.resource_decorator_target(get_order, "orders://{order_id}")
-    with pytest.raises(ResourceError, match="Error reading resource orders://abc") as excinfo:
+    with pytest.raises(UnexpectedResourceError) as excinfo:
         await manager.read("orders://abc")
+    assert str(excinfo.value) == "Error creating resource from template orders://abc"
     assert not isinstance(excinfo.value, ResourceNotFoundError)
     assert isinstance(excinfo.value.__cause__, ValidationError)
 
@@ -409,17 +411,18 @@ async def test_an_unknown_uri_raises_resource_not_found() -> None:
 
 
 @pytest.mark.anyio
-async def test_a_resource_function_error_becomes_a_resource_error_with_its_message() -> None:
+async def test_a_resource_function_crash_becomes_an_unexpected_resource_error_naming_only_the_uri() -> None:
     manager = ResourceManager()
 
     def broken() -> str:
         raise RuntimeError("disk on fire")
 
     manager.resource_decorator_target(broken, "data://broken")
-    with pytest.raises(ResourceError, match="disk on fire") as excinfo:
+    with pytest.raises(UnexpectedResourceError) as excinfo:
         await manager.read("data://broken")
-    assert type(excinfo.value) is ResourceError
-    assert isinstance(excinfo.value.__cause__, RuntimeError)
+    assert str(excinfo.value) == "Error reading resource data://broken"
+    assert isinstance(excinfo.value, ResourceError)
+    assert isinstance(excinfo.value.__cause__, RuntimeError) and str(excinfo.value.__cause__) == "disk on fire"
 
 
 @pytest.mark.anyio
@@ -450,9 +453,10 @@ async def test_a_path_escape_from_safe_join_surfaces_as_a_resource_error(tmp_pat
         return safe_join(tmp_path, path).read_text()
 
     manager.resource_decorator_target(read_doc, "docs://{+path}")
-    with pytest.raises(ResourceError, match="escapes the base directory") as excinfo:
+    with pytest.raises(UnexpectedResourceError, match=r"^Error creating resource from template docs://\.\./secret$") as excinfo:
         await manager.read("docs://../secret")
     assert isinstance(excinfo.value.__cause__, PathEscapeError)
+    assert "escapes the base directory" in str(excinfo.value.__cause__)
 
 
 # -- path safety -------------------------------------------------------------------------------
@@ -704,8 +708,10 @@ def test_file_resource_needs_an_absolute_path() -> None:
 async def test_a_missing_file_fails_the_read_with_a_resource_error(tmp_path: Path) -> None:
     manager = ResourceManager()
     manager.add_resource(FileResource(uri="file:///gone", path=tmp_path / "gone.txt"))
-    with pytest.raises(ResourceError, match="Error reading resource file:///gone"):
+    with pytest.raises(UnexpectedResourceError) as excinfo:
         await manager.read("file:///gone")
+    assert str(excinfo.value) == "Error reading resource file:///gone"
+    assert isinstance(excinfo.value.__cause__, FileNotFoundError)
 
 
 @pytest.mark.anyio
@@ -733,10 +739,12 @@ async def test_directory_resource_errors(tmp_path: Path) -> None:
     manager = ResourceManager()
     manager.add_resource(DirectoryResource(uri="dir://file", path=tmp_path / "file.txt"))
     manager.add_resource(DirectoryResource(uri="dir://gone", path=tmp_path / "gone"))
-    with pytest.raises(ResourceError, match="Not a directory"):
+    with pytest.raises(UnexpectedResourceError, match=r"^Error reading resource dir://file$") as not_a_dir:
         await manager.read("dir://file")
-    with pytest.raises(ResourceError, match="does not exist"):
+    assert "Not a directory" in str(not_a_dir.value.__cause__)
+    with pytest.raises(UnexpectedResourceError, match=r"^Error reading resource dir://gone$") as gone:
         await manager.read("dir://gone")
+    assert "does not exist" in str(gone.value.__cause__)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -779,5 +787,6 @@ async def test_http_resource_fetches_on_read(http_base: str) -> None:
 async def test_an_http_error_fails_the_read_with_a_resource_error(http_base: str) -> None:
     manager = ResourceManager()
     manager.add_resource(HttpResource(uri="remote://missing", url=f"{http_base}/missing"))
-    with pytest.raises(ResourceError, match="404"):
+    with pytest.raises(UnexpectedResourceError, match=r"^Error reading resource remote://missing$") as excinfo:
         await manager.read("remote://missing")
+    assert "404" in str(excinfo.value.__cause__)

@@ -97,12 +97,12 @@ async def test_templates_match_and_convert_variables(mode: str) -> None:
         assert nested.text == "file a/b/c.txt"
 
 
-@pytest.mark.parametrize(("mode", "code"), [("auto", -32602), ("legacy", -32002)])
-async def test_an_unknown_resource_is_an_error_with_the_era_code(mode: str, code: int) -> None:
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_unknown_resource_is_invalid_params_in_every_era(mode: str) -> None:
     async with Client(make_server(), mode=mode) as client:
         with pytest.raises(MCPError) as info:
             await client.read_resource("data://missing")
-    assert info.value.code == code
+    assert (info.value.code, info.value.message) == (-32602, "Unknown resource: data://missing")
     assert info.value.data == {"uri": "data://missing"}
 
 

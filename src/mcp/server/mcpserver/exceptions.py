@@ -6,6 +6,14 @@ from mcp.shared.exceptions import (
     ResourceError,
     ResourceNotFoundError,
     ToolError,
+    UnexpectedResourceError,
 )
 
-__all__ = ["InvalidSignature", "MCPServerError", "ResourceError", "ResourceNotFoundError", "ToolError"]
+__all__ = [
+    "InvalidSignature",
+    "MCPServerError",
+    "ResourceError",
+    "ResourceNotFoundError",
+    "ToolError",
+    "UnexpectedResourceError",
+]

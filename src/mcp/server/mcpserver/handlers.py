@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any, cast
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver.context import Context
 from mcp.server.session import WireResult
-from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError
-from mcp.types.jsonrpc import INVALID_PARAMS, RESOURCE_NOT_FOUND
-from mcp.types.version import MODERN_VERSIONS
+from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError, UnexpectedResourceError
+from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver.server import MCPServer
@@ -184,10 +183,6 @@ async def read_resource(server: MCPServer, ctx: ServerRequestContext[Any], param
     async def run() -> Any:
         try:
             contents = await server._resources.read(uri, Context(ctx, server))
-        except ResourceNotFoundError:
-            if ctx.protocol_version in MODERN_VERSIONS:
-                raise MCPError(INVALID_PARAMS, f"Resource not found: {uri}", {"uri": uri}) from None
-            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri}) from None
         except ResourceError as exc:
             raise _read_failed(uri, exc) from None
         if getattr(contents, "result_type", None) == "input_required":
@@ -220,8 +215,15 @@ def plan_read_resource(server: MCPServer, params: Any) -> Callable[[], Any] | No
 
 
 def _read_failed(uri: str, exc: ResourceError) -> MCPError:
-    logger.warning("reading %s failed: %s", uri, exc)
-    return MCPError(-32603, f"Error reading resource {uri}: {exc}")
+    """The answer to a failed read, as the official SDK gives it: the error's own message with the
+    URI as data; -32602 when the resource does not exist (in every revision), else -32603. A crash
+    (`UnexpectedResourceError`) is logged with its traceback; its message names only the URI."""
+    if isinstance(exc, UnexpectedResourceError):
+        logger.error("Resource %r raised an unexpected exception", uri, exc_info=exc.__cause__ or exc)
+    else:
+        logger.info("Resource %r failed: %r", uri, str(exc))
+    code = INVALID_PARAMS if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR
+    return MCPError(code, str(exc), {"uri": uri})
 
 
 def read_result_wire(uri: str, contents: Sequence[Any]) -> dict[str, Any]:

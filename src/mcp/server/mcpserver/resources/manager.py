@@ -20,7 +20,7 @@ from mcp.server.mcpserver.resources.security import (
 )
 from mcp.server.mcpserver.resources.templates import ResourceTemplate
 from mcp.server.mcpserver.signature import is_context_annotation, resolve_hints
-from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError
+from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError, UnexpectedResourceError
 from mcp.shared.uri_template import UriTemplate
 from mcp.types import Annotations, Icon
 from mcp.types import Resource as WireResource
@@ -156,13 +156,14 @@ class ResourceManager:
         function returns one, its `InputRequiredResult` unchanged).
 
         Raises `ResourceNotFoundError("Unknown resource: <uri>")` when nothing matches or a value
-        fails the security policy; `ResourceError` wrapping anything the resource raised (its own
-        `ResourceError`s and `MCPError`s pass through unchanged).
+        fails the security policy; the resource's own `ResourceError`s and `MCPError`s unchanged;
+        `UnexpectedResourceError` ("Error reading resource <uri>" for a static resource, "Error
+        creating resource from template <uri>" for a template) for anything else it raised.
         """
         uri = str(uri)
         resource = self._resources.get(uri)
         if resource is not None:
-            content = await _guarded(uri, resource.read())
+            content = await _guarded(resource.read(), f"Error reading resource {uri}")
             return [ReadResourceContents(content, resource.mime_type, resource.meta)]
         for template in self._templates.values():
             params = template.template.match(uri)
@@ -173,7 +174,7 @@ class ResourceManager:
             except ResourceSecurityError as exc:
                 logger.info("Rejected resource URI %r (template %r): %s", uri, template.uri_template, exc)
                 raise ResourceNotFoundError(f"Unknown resource: {uri}") from None
-            value = await _guarded(uri, template.call(params, context))
+            value = await _guarded(template.call(params, context), f"Error creating resource from template {uri}")
             if not isinstance(value, (str, bytes)):
                 return value  # InputRequiredResult
             return [ReadResourceContents(value, template.mime_type, template.meta)]
@@ -181,27 +182,25 @@ class ResourceManager:
 
 
 def _guarded_sync(uri: str, read: Callable[[], Any]) -> Any:
-    """`_guarded` for a read made in the calling thread."""
+    """`_guarded` for a static resource read in the calling thread."""
     try:
         return read()
     except (ResourceError, MCPError):
         raise
     except Exception as exc:
-        raise _read_failure(uri, exc) from exc
+        raise UnexpectedResourceError(f"Error reading resource {uri}") from exc
 
 
-async def _guarded(uri: str, reading: Any) -> Any:
+async def _guarded(reading: Any, failure: str) -> Any:
+    """Await a read; its own `ResourceError`s and `MCPError`s pass through, anything else (pydantic's
+    ValidationError for an unconvertible value included) becomes `UnexpectedResourceError(failure)`
+    naming only the URI, the original kept as its cause."""
     try:
         return await reading
     except (ResourceError, MCPError):
         raise
-    except Exception as exc:  # includes pydantic's ValidationError for unconvertible values
-        raise _read_failure(uri, exc) from exc
-
-
-def _read_failure(uri: str, exc: Exception) -> ResourceError:
-    logger.debug("resource %s failed", uri, exc_info=exc)
-    return ResourceError(f"Error reading resource {uri}: {exc}")
+    except Exception as exc:
+        raise UnexpectedResourceError(failure) from exc
 
 
 def _check_static_signature(fn: Callable[..., Any], uri: str) -> None:
