@@ -69,7 +69,8 @@ def test_a_cancel_naming_an_unhashable_id_is_ignored(stdio: StdioTarget) -> None
 def test_a_lone_surrogate_echoed_back_is_escaped_on_the_wire(stdio: StdioTarget) -> None:
     """Was: UnicodeEncodeError in the stdio writer (the method name is echoed in -32601)."""
     stdio.send_raw(b'{"jsonrpc":"2.0","id":"s","method":"\\ud800"}\n')
-    assert stdio.read() == {"jsonrpc": "2.0", "id": "s", "error": {"code": -32601, "message": "Method not found: \ud800"}}
+    assert stdio.read() == {"jsonrpc": "2.0", "id": "s",
+                            "error": {"code": -32601, "message": "Method not found", "data": "\ud800"}}
 
 
 def test_nan_and_infinity_are_not_json(stdio: StdioTarget) -> None:

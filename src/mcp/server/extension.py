@@ -130,7 +130,7 @@ def _version_gated(binding: MethodBinding) -> Callable[..., Awaitable[Any]]:
 
     async def handler(ctx: Any, params: Any) -> Any:
         if ctx.protocol_version not in versions:
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {binding.method}")
+            raise MCPError(METHOD_NOT_FOUND, "Method not found", binding.method)
         return await binding.handler(ctx, params)
 
     return handler

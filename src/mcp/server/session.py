@@ -9,7 +9,7 @@ fields a revision lacks pruned on older ones).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
@@ -58,15 +58,18 @@ _result_serializers: dict[type, Any] = {}
 """Result model class -> its pydantic serializer (what `model_dump` calls, minus the wrapper)."""
 
 
-def _result_serializer(method: str, result: Any) -> Any:
-    """The serializer of a handler's result model, cached per class; a clear `TypeError` for
-    anything that is not a result model (a bare list or dict, say)."""
+def _result_serializer(method: str, result: Any, version: str) -> Any:
+    """The serializer of a handler's result model, cached per class. A mapping (or None) is a
+    result already in wire form: it gets a one-off serializer that checks it against the method's
+    result type. Anything else is a clear `TypeError`."""
     cls: Any = result.__class__
     serializer = getattr(cls, "__pydantic_serializer__", None)
     if serializer is None or not hasattr(result, "model_dump") or not hasattr(cls, "model_fields"):
+        if result is None or isinstance(result, Mapping):
+            return _WireMapping(method, version)
         raise TypeError(
-            f"Handler for {method!r} returned {cls.__name__}; expected a result model "
-            f"(for example ListToolsResult(tools=[...]), not a bare list or dict)"
+            f"Handler for {method!r} returned {cls.__name__}; expected a result model or a dict "
+            f"(for example ListToolsResult(tools=[...]), not a bare list)"
         )
     from pydantic import BaseModel
 
@@ -74,6 +77,60 @@ def _result_serializer(method: str, result: Any) -> Any:
         serializer = _ModelDump()
     _result_serializers[cls] = serializer
     return serializer
+
+
+_CORE_RESULT_TYPES = frozenset({"complete", "input_required"})
+
+
+class _WireMapping:
+    """Stands in for the serializer of a result returned as a mapping (or None, an empty result).
+
+    As in the official SDK, the result of a method MCP defines must validate as one of that
+    method's result types (the answer is -32603 otherwise, the details go to the log), and goes on
+    the wire as that type dumps it; a custom method's result, or one a 2026-07-28 extension claims
+    with its own `resultType`, goes as returned (copied)."""
+
+    __slots__ = ("method", "version")
+
+    def __init__(self, method: str, version: str) -> None:
+        self.method = method
+        self.version = version
+
+    def to_python(self, result: Mapping[str, Any] | None, **options: Any) -> dict[str, Any]:
+        wire: dict[str, Any] = {} if result is None else dict(result)
+        result_type = wire.get("resultType")
+        if self.version in MODERN_VERSIONS and isinstance(result_type, str) and result_type not in _CORE_RESULT_TYPES:
+            return wire  # a shape an extension claims: its own to define
+        models = _result_models(self.method, self.version, result_type)
+        if not models:
+            return wire
+        failure: Exception | None = None
+        for model in models:
+            try:
+                return model.model_validate(wire).model_dump(**options)
+            except ValueError as exc:  # pydantic's ValidationError
+                failure = failure or exc
+        logger.error("handler for %r returned an invalid result: %s", self.method, failure)
+        raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result")
+
+
+def _result_models(method: str, version: str, result_type: Any) -> tuple[Any, ...]:
+    """The result types a dict answering a request of a method MCP defines may be at `version`, by
+    its `resultType` (empty for a custom method or a notification)."""
+    from mcp.types import methods
+
+    info = methods.get(method)
+    if info is None or info.result is None:
+        return ()
+    own, *others = info.result_types(version)
+    if result_type == "input_required":  # InputRequiredResult when the method may get one here
+        return tuple(others) or (own,)
+    import mcp.types
+    from mcp._protocol._revision_shapes import RESULT_ALTERNATIVES
+
+    # the task-augmented alternative of 2025-11-25 (CreateTaskResult), told apart by its fields
+    alternatives = RESULT_ALTERNATIVES.get(version, {}).get(method, ())
+    return (own, *(getattr(mcp.types, name) for name in alternatives if name != "InputRequiredResult"))
 
 
 class _ModelDump:
@@ -179,7 +236,7 @@ class ServerSession:
             if type(caps) is not dict:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {CLIENT_CAPABILITIES_META_KEY!r}")
             if method in REMOVED_ON_MODERN_WIRE:
-                raise MCPError(METHOD_NOT_FOUND, f"Method not found: {method} (not part of {requested})")
+                raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
             return requested, cast("dict[str, Any]", caps)
         if method in MODERN_ONLY:
             raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
@@ -252,7 +309,7 @@ class ServerSession:
         if type(result) is WireResult:
             wire = result.wire
         else:
-            serializer = _result_serializers.get(result.__class__) or _result_serializer(method, result)
+            serializer = _result_serializers.get(result.__class__) or _result_serializer(method, result, version)
             wire = serializer.to_python(result, mode="json", by_alias=True, exclude_none=True)
         if version in MODERN_VERSIONS:
             wire = dict(wire)

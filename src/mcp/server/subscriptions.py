@@ -116,7 +116,7 @@ class ListenHandler:
         from mcp.types import SubscriptionsListenResult
 
         if ctx.protocol_version not in MODERN_VERSIONS:
-            raise MCPError(METHOD_NOT_FOUND, "Method not found: subscriptions/listen")
+            raise MCPError(METHOD_NOT_FOUND, "Method not found", "subscriptions/listen")
         if len(self._open) >= self.max_subscriptions:
             raise MCPError(-32603, "Too many open subscriptions")
         filter_ = params.notifications

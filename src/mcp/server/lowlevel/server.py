@@ -15,7 +15,7 @@ from typing import Any, Generic, cast
 import anyio
 from typing_extensions import TypeVar
 
-from mcp.server.context import CallNext, Middleware, ServerRequestContext
+from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.session import ServerSession, validate_params
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
@@ -119,13 +119,13 @@ class Server(Generic[LifespanT]):
         from mcp.server.caching import validate_cache_hints
 
         self.cache_hints: dict[str, Any] = validate_cache_hints(cache_hints)
-        self.middleware: list[Middleware] = []
+        self.middleware: list[ServerMiddleware[Any]] = []
         self._request_handlers: dict[str, _Entry] = {}
         self._notification_handlers: dict[str, _Entry] = {}
         self._capability_hook: Callable[[Any], Any] | None = None
         self._extensions: dict[str, dict[str, Any]] = {}
         self._server_info_wire: dict[str, Any] | None = None
-        self._chain_cache: tuple[tuple[Middleware, ...], CallNext] | None = None
+        self._chain_cache: tuple[tuple[ServerMiddleware[Any], ...], CallNext] | None = None
         self._register_builtins(on_ping)
         for keyword, handler in handlers.items():
             if keyword in _DEPRECATED_NOTIFICATIONS:
@@ -242,7 +242,7 @@ class Server(Generic[LifespanT]):
         if entry is None:
             if ctx.request_id is None:
                 return await self._dispatch_notification(ctx)
-            raise MCPError(METHOD_NOT_FOUND, f"Method not found: {ctx.method}")
+            raise MCPError(METHOD_NOT_FOUND, "Method not found", ctx.method)
         return await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
 
     async def _dispatch_notification(self, ctx: ServerRequestContext[Any]) -> None:
@@ -286,7 +286,7 @@ class Server(Generic[LifespanT]):
         return build_app(self, **options)
 
 
-def _bind(mw: Middleware, call_next: CallNext) -> CallNext:
+def _bind(mw: ServerMiddleware[Any], call_next: CallNext) -> CallNext:
     def call(ctx: ServerRequestContext[Any]) -> Awaitable[Any]:
         return mw(ctx, call_next)
 
