@@ -18,9 +18,10 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -57,14 +58,20 @@ def _b64d(text: str) -> bytes:
 class HMACRequestStateCodec:
     """Authenticated encryption from the standard library; `keys[0]` seals, every key unseals."""
 
-    def __init__(self, keys: Sequence[bytes]) -> None:
-        if not keys:
-            raise ValueError("RequestStateSecurity needs at least one key")
+    def __init__(self, keys: Sequence[bytes | bytearray | str]) -> None:
+        secrets = [_key_bytes(i, key) for i, key in enumerate(cast("Sequence[object]", keys))]
+        if not secrets:
+            raise ValueError("HMACRequestStateCodec requires at least one key")
         self._keys: list[tuple[bytes, bytes, bytes]] = []
-        for key in keys:
-            if not isinstance(key, bytes | bytearray) or len(key) < 32:
-                raise ValueError("requestState keys must be bytes of at least 32 bytes")
+        for i, key in enumerate(secrets):
+            if len(key) < 32:
+                raise ValueError(
+                    f"request-state keys must be at least 32 bytes of secret randomness; keys[{i}] is {len(key)} "
+                    'bytes. Generate one with: python -c "import secrets; print(secrets.token_hex(32))"'
+                )
             key_id = hashlib.sha256(b"mcp-request-state-id" + key).digest()[:4]
+            if any(key_id == known for known, _, _ in self._keys):
+                raise ValueError(f"keys[{i}] duplicates an earlier ring key")
             enc = hmac.new(key, b"mcp-request-state-enc", hashlib.sha256).digest()
             mac = hmac.new(key, b"mcp-request-state-mac", hashlib.sha256).digest()
             self._keys.append((key_id, enc, mac))
@@ -98,6 +105,16 @@ class HMACRequestStateCodec:
         raise InvalidRequestState("sealed under an unknown key")
 
 
+def _key_bytes(index: int, key: object) -> bytes:
+    """A ring key as bytes: a str key is its UTF-8 encoding. Nothing else is coerced (`bytes(32)`
+    would quietly be an all-zero key)."""
+    if isinstance(key, str):
+        return key.encode()
+    if isinstance(key, bytes | bytearray):
+        return bytes(key)
+    raise TypeError(f"request-state keys must be bytes, bytearray, or str; keys[{index}] is {type(key).__name__}")
+
+
 def authenticated_principal(ctx: Any) -> str | None:
     """The OAuth principal of the request (client, issuer, subject), when the SDK validated one."""
     token = getattr(ctx, "access_token", None) if ctx is not None else None
@@ -109,33 +126,39 @@ def authenticated_principal(ctx: Any) -> str | None:
 
 @dataclass
 class RequestStateSecurity:
-    """How `requestState` is sealed: shared `keys` (>= 32 bytes; `keys[0]` seals) or your own
-    `codec`, a `ttl` per round, principal binding, and the audience claim (default: server name)."""
+    """How `requestState` is sealed: shared `keys` (bytes, or str taken as UTF-8; at least 32 bytes
+    each; `keys[0]` seals, every key unseals) or your own `codec`, a `ttl` per round, principal
+    binding (None: none), and the audience claim (default: server name)."""
 
-    keys: Sequence[bytes] | None = None
+    keys: Sequence[bytes | bytearray | str] | None = None
     codec: RequestStateCodec | None = None
     ttl: float = 600.0
-    bind_principal: Callable[[Any], str | None] = authenticated_principal
+    bind_principal: Callable[[Any], str | None] | None = authenticated_principal
     audience: str | None = None
     _ephemeral: bool = field(default=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.keys is None) == (self.codec is None):
             raise ValueError("RequestStateSecurity takes exactly one of keys= or codec=")
+        if not (math.isfinite(self.ttl) and self.ttl > 0):
+            raise ValueError(f"request-state ttl must be a positive finite number, got {self.ttl!r}")
         if self.keys is not None:
             self.codec = HMACRequestStateCodec(list(self.keys))
-        if self.ttl <= 0:
-            raise ValueError("ttl must be positive")
 
     @classmethod
-    def ephemeral(cls) -> RequestStateSecurity:
+    def ephemeral(cls, *, ttl: float = 600.0, audience: str | None = None) -> RequestStateSecurity:
         """A per-process random key: right for one process, useless across instances or restarts."""
-        return cls(keys=[os.urandom(32)], _ephemeral=True)
+        return cls(keys=[os.urandom(32)], ttl=ttl, audience=audience, _ephemeral=True)
 
 
 def _invalid(reason: str) -> MCPError:
     logger.warning("rejected requestState: %s", reason)
     return MCPError(INVALID_PARAMS, INVALID_STATE_MESSAGE, {"reason": "invalid_request_state"})
+
+
+def _principal(security: RequestStateSecurity, ctx: Any) -> str | None:
+    bind = security.bind_principal
+    return None if bind is None else bind(ctx)
 
 
 def request_binding(method: str, params: dict[str, Any]) -> str:
@@ -151,9 +174,12 @@ class RequestStateBoundary:
     resources/read. `MCPServer` always uses one; on the low-level `Server`, append it to
     `server.middleware` to opt in."""
 
-    def __init__(self, security: RequestStateSecurity | None = None, *, audience: str | None = None) -> None:
+    def __init__(self, security: RequestStateSecurity | None = None, *, audience: str | None = None,
+                 default_audience: str | None = None) -> None:
+        """`default_audience` (the official SDK's name) or `audience`: the audience claim when the
+        policy sets none."""
         self.security = security or RequestStateSecurity.ephemeral()
-        self.audience = self.security.audience or audience or ""
+        self.audience = self.security.audience or audience or default_audience or ""
 
     def open(self, ctx: Any, method: str, params: dict[str, Any]) -> tuple[str | None, Any]:
         """Verify the echoed token: returns (the handler's plaintext state, framework state).
@@ -181,14 +207,14 @@ class RequestStateBoundary:
             raise _invalid("expired")
         if payload.get("bind") != request_binding(method, params):
             raise _invalid("replayed against a different request or arguments")
-        if payload.get("p") != self.security.bind_principal(ctx):
+        if payload.get("p") != _principal(self.security, ctx):
             raise _invalid("minted for a different principal")
         return payload.get("s"), payload.get("r")
 
     def seal(self, ctx: Any, method: str, params: dict[str, Any], user_state: str | None, framework_state: Any) -> str:
         payload = {
             "aud": self.audience, "exp": time.time() + self.security.ttl, "bind": request_binding(method, params),
-            "p": self.security.bind_principal(ctx), "s": user_state, "r": framework_state,
+            "p": _principal(self.security, ctx), "s": user_state, "r": framework_state,
         }
         codec = self.security.codec
         assert codec is not None
@@ -202,7 +228,12 @@ class RequestStateBoundary:
         user_state, _ = self.open(ctx, ctx.method, original)
         if "requestState" in original:
             ctx.params = {**original, "requestState": user_state}
-        result = await call_next(ctx)
+        result: Any = await call_next(ctx)
+        if isinstance(result, Mapping):  # a result in wire form
+            wire = cast("Mapping[str, Any]", result)
+            if wire.get("resultType") != "input_required":
+                return wire
+            return {**wire, "requestState": self.seal(ctx, ctx.method, original, wire.get("requestState"), None)}
         if getattr(result, "result_type", None) == "input_required":
             sealed = self.seal(ctx, ctx.method, original, getattr(result, "request_state", None), None)
             result = result.model_copy(update={"request_state": sealed})
