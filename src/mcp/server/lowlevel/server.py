@@ -10,15 +10,29 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Generic, cast
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 import anyio
 from typing_extensions import TypeVar
 
+from mcp._protocol.http import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+)
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.session import ServerSession, validate_params
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
+    from mcp.server.auth.settings import AuthSettings
+    from mcp.server.event_store import EventStore
+    from mcp.server.transport_security import TransportSecuritySettings
 
 logger = logging.getLogger("mcp.server")
 
@@ -280,10 +294,38 @@ class Server(Generic[LifespanT]):
             with anyio.CancelScope(shield=True):
                 await write_stream.aclose()
 
-    def streamable_http_app(self, **options: Any) -> Any:
+    def streamable_http_app(
+        self,
+        *,
+        streamable_http_path: str = "/mcp",
+        json_response: bool = False,
+        stateless_http: bool = False,
+        event_store: EventStore | None = None,
+        retry_interval: int | None = None,
+        max_request_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
+        session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
+        max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+        transport_security: TransportSecuritySettings | None = None,
+        host: str = "127.0.0.1",
+        auth: AuthSettings | None = None,
+        token_verifier: TokenVerifier | None = None,
+        auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
+        custom_starlette_routes: list[Route] | None = None,
+        debug: bool = False,
+    ) -> Starlette:
+        """An ASGI (Starlette) app serving this server over Streamable HTTP at
+        `streamable_http_path` (plus `custom_starlette_routes`); with `auth`, the endpoint requires
+        a bearer token. DNS-rebinding protection follows `host` unless `transport_security` is given."""
         from mcp.server.streamable_http_app import build_app
 
-        return build_app(self, **options)
+        return build_app(
+            self, streamable_http_path=streamable_http_path, json_response=json_response,
+            stateless_http=stateless_http, event_store=event_store, retry_interval=retry_interval,
+            max_request_body_size=max_request_body_size, session_idle_timeout=session_idle_timeout,
+            max_sessions=max_sessions, transport_security=transport_security, host=host, auth=auth,
+            token_verifier=token_verifier, auth_server_provider=auth_server_provider,
+            custom_starlette_routes=custom_starlette_routes, debug=debug,
+        )
 
 
 def _bind(mw: ServerMiddleware[Any], call_next: CallNext) -> CallNext:
