@@ -166,9 +166,9 @@ def warn_deprecated(feature: str, stacklevel: int = 3) -> None:
 
     messages = {
         "roots": "The roots capability is deprecated as of 2026-07-28 (SEP-2577).",
-        "sampling": "Server-initiated sampling is deprecated as of 2026-07-28 (SEP-2577).",
+        "sampling": "The sampling capability is deprecated as of 2026-07-28 (SEP-2577).",
         "logging": "The logging capability is deprecated as of 2026-07-28 (SEP-2577).",
-        "ping": "ping is removed from the protocol as of 2026-07-28 (SEP-2575); it works only on legacy connections.",
-        "progress": "Client-to-server progress is removed as of 2026-07-28; progress flows server to client only.",
+        "ping": "ping is removed as of 2026-07-28; the method only works under mode='legacy'.",
+        "progress": "Client-to-server progress is deprecated as of 2026-07-28; progress is server-to-client only.",
     }
     warnings.warn(messages[feature], MCPDeprecationWarning, stacklevel=stacklevel)

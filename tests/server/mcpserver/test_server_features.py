@@ -390,7 +390,7 @@ async def test_deprecated_features_warn_with_mcp_deprecation_warning() -> None:
         return "logged"
 
     async with Client(mcp, mode="legacy") as client:
-        with pytest.warns(MCPDeprecationWarning, match="removed from the protocol"):
+        with pytest.warns(MCPDeprecationWarning, match=r"^ping is removed as of 2026-07-28; the method only works under mode='legacy'\.$"):
             await client.send_ping()
         with pytest.warns(MCPDeprecationWarning, match="logging capability is deprecated"):
             await client.set_logging_level("info")
@@ -403,3 +403,9 @@ async def test_deprecated_features_warn_with_mcp_deprecation_warning() -> None:
 
     with pytest.warns(MCPDeprecationWarning, match="roots capability is deprecated"):
         Client(mcp, list_roots_callback=on_roots)
+
+    async def on_sampling(ctx: Any, params: Any) -> Any:
+        return None
+
+    with pytest.warns(MCPDeprecationWarning, match=r"^The sampling capability is deprecated as of 2026-07-28 \(SEP-2577\)\.$"):
+        Client(mcp, sampling_callback=on_sampling)
