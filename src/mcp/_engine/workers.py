@@ -119,10 +119,16 @@ def _anyio_asyncio() -> Any:
     return _backend
 
 
-def _anyio_threadlocals() -> Any:
-    from anyio._core._eventloop import threadlocals
+_threadlocals: Any = None
 
-    return threadlocals
+
+def _anyio_threadlocals() -> Any:
+    global _threadlocals
+    if _threadlocals is None:
+        from anyio._core._eventloop import threadlocals
+
+        _threadlocals = threadlocals
+    return _threadlocals
 
 
 def finishing() -> None:
