@@ -101,3 +101,33 @@ async def test_an_auto_client_told_only_handshake_versions_are_supported_does_th
         async with server.client("auto") as client:
             assert client.protocol_version == "2025-11-25"
     assert server.methods()[:3] == ["server/discover", "initialize", "notifications/initialized"]
+
+
+async def test_prior_discover_is_adopted_with_its_server_info_and_no_round_trip() -> None:
+    from mcp.types import DiscoverResult
+
+    prior = DiscoverResult.model_validate({
+        "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": {"listChanged": True}}, "instructions": "be kind",
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "known", "version": "7"}}})
+    server = RefusingServer([], refusals=0)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(server.handle))
+    with anyio.fail_after(10):
+        async with Client(streamable_http_client(URL, http_client=http), mode="2026-07-28",
+                          prior_discover=prior) as client:
+            assert (client.protocol_version, client.server_info.name, client.instructions) == (
+                "2026-07-28", "known", "be kind")
+            assert client.server_capabilities.tools.list_changed is True
+    assert server.methods() == []
+
+
+async def test_a_prior_discover_sharing_no_version_with_the_client_is_refused() -> None:
+    from mcp.types import DiscoverResult
+
+    prior = DiscoverResult.model_validate({"resultType": "complete", "ttlMs": 0, "cacheScope": "private",
+                                           "supportedVersions": ["2099-01-01"], "capabilities": {}})
+    server = RefusingServer([], refusals=0)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(server.handle))
+    with anyio.fail_after(10), pytest.raises(RuntimeError, match="No mutually supported modern protocol version"):
+        async with Client(streamable_http_client(URL, http_client=http), mode="2026-07-28", prior_discover=prior):
+            pass

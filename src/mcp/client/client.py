@@ -151,12 +151,14 @@ class Client:
         if mode == "legacy":
             await session.initialize(LATEST_HANDSHAKE_VERSION)
             return
-        if self._prior_discover is not None:
-            session.use_modern(MODERN_VERSIONS[-1] if mode == "auto" else mode)
-            session.discover_result = self._prior_discover
-            session.server_capabilities = self._prior_discover.capabilities
-            session.instructions = self._prior_discover.instructions
+        if self._prior_discover is not None:  # adopted as is, no round trip
+            session.adopt(self._prior_discover)
+            if mode != "auto":
+                session.use_modern(mode)
             return
+        # A pinned version still asks `server/discover` first (the official client adopts it with
+        # no round trip): the answer gives capabilities and server info, and a refusal naming a
+        # supported version is retried at once instead of failing the first real request.
         version = MODERN_VERSIONS[-1] if mode == "auto" else mode
         try:
             await self._discover(session, version)

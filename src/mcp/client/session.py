@@ -27,6 +27,7 @@ from mcp.types.version import (
     LATEST_HANDSHAKE_VERSION,
     LATEST_PROTOCOL_VERSION,
     LOG_LEVEL_META_KEY,
+    MODERN_VERSIONS,
     PROTOCOL_VERSION_META_KEY,
     SERVER_INFO_META_KEY,
 )
@@ -260,14 +261,41 @@ class ClientSession:
             "clientInfo": self.client_info.to_wire(),
         }, timeout=self.read_timeout_seconds)
         result = t.InitializeResult.model_validate(raw)
-        self.initialize_result = result
-        self.protocol_version = result.protocol_version
-        self.peer.protocol_version = result.protocol_version
-        self.server_info = result.server_info
-        self.server_capabilities = result.capabilities
-        self.instructions = result.instructions
+        self.adopt(result)
         await self.peer.send_notification("notifications/initialized")
         return result
+
+    def adopt(self, result: Any) -> None:
+        """Install what a handshake would have learnt from a result already in hand, with no wire
+        traffic: an `InitializeResult` (the handshake era), or a `DiscoverResult` (the stateless
+        wire, at the newest version both sides speak; `RuntimeError` when they share none)."""
+        t = _types()
+        if isinstance(result, t.InitializeResult):
+            self.initialize_result, self.discover_result = result, None
+            self._modern_meta = None
+            self.protocol_version = result.protocol_version
+            self.peer.protocol_version = result.protocol_version
+            self.server_info = result.server_info
+        else:
+            result = t.DiscoverResult.model_validate(result)
+            mutual = [version for version in MODERN_VERSIONS if version in result.supported_versions]
+            if not mutual:
+                raise RuntimeError(f"No mutually supported modern protocol version (server: "
+                                   f"{result.supported_versions}, client: {list(MODERN_VERSIONS)})")
+            self._install_discover(result, mutual[-1])
+            return
+        self.server_capabilities = result.capabilities
+        self.instructions = result.instructions
+
+    def _install_discover(self, result: Any, version: str) -> None:
+        """Speak the stateless wire at `version` with what `result` (a `DiscoverResult`) says."""
+        self.use_modern(version)
+        self.discover_result, self.initialize_result = result, None
+        meta: dict[str, Any] = result.meta or {}
+        info = meta.get(SERVER_INFO_META_KEY)
+        self.server_info = _types().Implementation.model_validate(info) if info else None
+        self.server_capabilities = result.capabilities
+        self.instructions = result.instructions
 
     async def discover(self, protocol_version: str = LATEST_PROTOCOL_VERSION) -> Any:
         """`server/discover` on the stateless wire; adopts that wire when the server answers."""
@@ -280,12 +308,7 @@ class ClientSession:
             self.protocol_version = None
             raise
         result = t.DiscoverResult.model_validate(raw)
-        self.discover_result = result
-        self.server_capabilities = result.capabilities
-        self.instructions = result.instructions
-        result_meta: dict[str, Any] = result.meta or {}
-        info = result_meta.get(SERVER_INFO_META_KEY)
-        self.server_info = t.Implementation.model_validate(info) if info else None
+        self._install_discover(result, protocol_version)
         return result
 
     # -- requests -----------------------------------------------------------------------------
