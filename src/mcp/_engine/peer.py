@@ -183,6 +183,7 @@ class Peer:
         max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
         max_pending_requests: int = DEFAULT_MAX_PENDING_REQUESTS,
         offload: Offload | None = None,
+        on_unparsable: Callable[[Exception], Awaitable[None]] | None = None,
     ) -> None:
         if max_concurrent_requests < 1 or max_pending_requests < 1:
             raise ValueError("max_concurrent_requests and max_pending_requests must be at least 1")
@@ -196,6 +197,9 @@ class Peer:
         self._in_flight: dict[Any, anyio.CancelScope | _OffloadedCall | _NativeCall] = {}
         write_threadsafe = getattr(write_stream, "write_threadsafe", None)
         self._offload = offload if write_threadsafe is not None else None
+        self._on_unparsable = on_unparsable
+        """Given a read-stream fault (undecodable input, a dropped stream), instead of answering it
+        with a parse error: a client has no request to answer, it tells its user."""
         self._write_threadsafe: Callable[[dict[str, Any]], None] | None = write_threadsafe
         self._offloaded = 0
         """Offloaded requests submitted and not yet settled (part of `_active`)."""
@@ -377,7 +381,15 @@ class Peer:
         for pending in self._pending.values():
             pending.event.set()
 
+    @property
+    def task_group(self) -> TaskGroup | None:
+        """The group `run()` serves the connection in, while it runs."""
+        return self._tg
+
     async def _reject_unparsable(self, exc: Exception) -> None:
+        if self._on_unparsable is not None:
+            await self._on_unparsable(exc)
+            return
         code = getattr(exc, "code", PARSE_ERROR)
         await self.send(m.error_response(None, code, str(exc)))
 

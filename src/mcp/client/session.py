@@ -118,23 +118,6 @@ def _types() -> Any:
     return mcp.types
 
 
-class _ClientPeer(Peer):
-    """The client's end of the connection. A transport fault on the read stream (an undecodable
-    message, a dropped stream) goes to the session, for `message_handler`, instead of being answered
-    as a parse error: the server never sent anything to answer."""
-
-    on_transport_error: Callable[[Exception], Awaitable[None]] | None = None
-
-    async def _reject_unparsable(self, exc: Exception) -> None:
-        if self.on_transport_error is not None:
-            await self.on_transport_error(exc)
-
-    @property
-    def task_group(self) -> TaskGroup | None:
-        """The group the connection runs its work in, while it runs."""
-        return self._tg
-
-
 class ClientSession:
     def __init__(
         self,
@@ -154,10 +137,9 @@ class ClientSession:
         result_claims: Mapping[str, Sequence[ResultClaim[Any]]] | None = None,
         notification_bindings: Sequence[NotificationBinding[Any]] | None = None,
     ) -> None:
-        peer = _ClientPeer(read_stream, write_stream, role="client", on_request=self._on_request,
-                           on_notification=self._on_notification)
-        peer.on_transport_error = self._on_transport_error
-        self.peer: Peer = peer
+        # A transport fault on the read stream goes to `message_handler`, not back as a parse error.
+        self.peer = Peer(read_stream, write_stream, role="client", on_request=self._on_request,
+                         on_notification=self._on_notification, on_unparsable=self._on_transport_error)
         self.read_timeout_seconds = read_timeout_seconds
         self._sampling = sampling_callback
         self._elicitation = elicitation_callback
@@ -557,7 +539,7 @@ class ClientSession:
         if self._delivering:
             return
         self._delivering = True
-        task_group = self.peer.task_group if isinstance(self.peer, _ClientPeer) else None
+        task_group = self.peer.task_group
         if task_group is None:
             await self._drain_deliveries()
         else:
