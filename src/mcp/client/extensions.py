@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar, cast, get_args
 
+from mcp._protocol.extension_ids import check_identifier
 from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
@@ -33,12 +34,6 @@ _CORE_RESULT_TYPES: Final = frozenset({"complete", "input_required"})
 _CLAIMABLE_METHODS: Final = ("tools/call",)
 _CORE_WIRE_KEYS: Final = frozenset({"requestState", "inputRequests"})
 """Keys the core result surface types itself; a claim model reusing one would never get its value."""
-
-
-def _check_identifier(owner: str, identifier: Any) -> None:
-    from mcp.server.extension import check_identifier
-
-    check_identifier(owner, identifier)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,7 +150,7 @@ class ClientExtension:
         super().__init_subclass__(**kwargs)
         # An identifier assigned per instance is checked when a Client takes the extension.
         if "identifier" in cls.__dict__:
-            _check_identifier(cls.__name__, cls.__dict__["identifier"])
+            check_identifier(cls.__name__, cls.__dict__["identifier"])
 
     def settings(self) -> dict[str, Any]:
         return {}
@@ -185,7 +180,7 @@ class _Advertised(ClientExtension):
 
 def advertise(identifier: str, settings: dict[str, Any] | None = None) -> ClientExtension:
     """Declare an extension with no client-side behaviour (the server gates on the capability)."""
-    _check_identifier("advertise", identifier)
+    check_identifier("advertise", identifier)
     return _Advertised(identifier, {} if settings is None else settings)
 
 
@@ -214,7 +209,7 @@ def fold_extensions(extensions: Any) -> list[ClientExtension]:
                 f"{name} has no `identifier`; a ClientExtension must set the `identifier` class attribute "
                 "(or assign one in `__init__`) before it can be used"
             )
-        _check_identifier(name, identifier)
+        check_identifier(name, identifier)
         if any(identifier_of(seen) == identifier for seen in folded):
             raise ValueError(f"extension identifier {identifier!r} is passed more than once")
         for claim in extension.claims():

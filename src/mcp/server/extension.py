@@ -7,22 +7,13 @@ holds the server, cannot replace a spec method, and two extensions cannot bind t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp._protocol.extension_ids import check_identifier
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
-
-_IDENTIFIER = re.compile(r"^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+/[A-Za-z0-9._-]+$")
-
-
-def check_identifier(owner: str, identifier: Any) -> None:
-    if not isinstance(identifier, str) or not _IDENTIFIER.match(identifier):
-        raise TypeError(
-            f"{owner}.identifier must be a `vendor-prefix/name` string (reverse-DNS prefix required), got {identifier!r}"
-        )
 
 
 def spec_methods() -> frozenset[str]:
