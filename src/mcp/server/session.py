@@ -71,11 +71,9 @@ def _result_serializer(method: str, result: Any, version: str) -> Any:
             f"Handler for {method!r} returned {cls.__name__}; expected a result model or a dict "
             f"(for example ListToolsResult(tools=[...]), not a bare list)"
         )
-    from pydantic import BaseModel
+    from mcp.types._base import model_serializer
 
-    if cls.model_dump is not BaseModel.model_dump:  # an override of model_dump is honoured
-        serializer = _ModelDump()
-    _result_serializers[cls] = serializer
+    serializer = _result_serializers[cls] = model_serializer(cls)
     return serializer
 
 
@@ -131,14 +129,6 @@ def _result_models(method: str, version: str, result_type: Any) -> tuple[Any, ..
     # the task-augmented alternative of 2025-11-25 (CreateTaskResult), told apart by its fields
     alternatives = RESULT_ALTERNATIVES.get(version, {}).get(method, ())
     return (own, *(getattr(mcp.types, name) for name in alternatives if name != "InputRequiredResult"))
-
-
-class _ModelDump:
-    """Stands in for the serializer of a result class that overrides `model_dump`."""
-
-    @staticmethod
-    def to_python(result: Any, **options: Any) -> Any:
-        return result.model_dump(**options)
 
 
 CACHEABLE_METHODS = frozenset(

@@ -47,3 +47,20 @@ class OpenMCPModel(MCPModel):
 def meta_field() -> Any:
     """The `_meta` member, spelled `meta` in Python."""
     return Field(default=None, alias="_meta")
+
+
+class _ModelDump:
+    """Stands in for the serializer of a model class that overrides `model_dump`."""
+
+    @staticmethod
+    def to_python(value: Any, **options: Any) -> Any:
+        return value.model_dump(**options)
+
+
+def model_serializer(cls: type[BaseModel]) -> Any:
+    """What dumps instances of `cls` (`.to_python(value, **model_dump options)`): its pydantic
+    serializer, called directly (`model_dump`'s Python wrapper costs more than the dump of a small
+    model), or the class's own `model_dump` when it overrides it."""
+    if cls.model_dump is not BaseModel.model_dump:  # an override is honoured
+        return _ModelDump()
+    return cls.__pydantic_serializer__

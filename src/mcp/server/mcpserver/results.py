@@ -203,25 +203,16 @@ def _is_content_like(annotation: Any) -> bool:
 def _model_plan(model: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     schema = model.model_json_schema(mode="serialization")
     validate = model.__pydantic_validator__.validate_python
+    from mcp.types._base import model_serializer
 
-    if _overrides_model_dump(model):
-        def dump(value: Any) -> Any:
-            if type(value) is not model:
-                value = validate(value)
-            return value.model_dump(mode="json", by_alias=True)
-    else:
-        def dump(value: Any) -> Any:  # the serializer directly: model_dump's Python wrapper costs more than it
-            if type(value) is not model:
-                value = validate(value)
-            return model.__pydantic_serializer__.to_python(value, mode="json", by_alias=True)
+    to_python = model_serializer(model).to_python
+
+    def dump(value: Any) -> Any:
+        if type(value) is not model:
+            value = validate(value)
+        return to_python(value, mode="json", by_alias=True)
 
     return schema, dump
-
-
-def _overrides_model_dump(model: Any) -> bool:
-    from pydantic import BaseModel
-
-    return getattr(model, "model_dump", None) is not BaseModel.model_dump
 
 
 def _dict_plan(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:
