@@ -76,7 +76,7 @@ def enter_job(loop: Any, scope: Any) -> None:
     if scope is None:
         return
     state = _worker
-    threadlocals = _anyio_threadlocals()
+    threadlocals = _threadlocals  # set by `_anyio_asyncio`, which made `scope`
     if getattr(state, "anyio_loop", None) is not loop:
         from anyio._core._eventloop import claim_worker_thread
 
@@ -95,16 +95,18 @@ def enter_job(loop: Any, scope: Any) -> None:
 def leave_job(scope: Any) -> None:
     """After a job entered with `enter_job`: no cancel scope is current any more."""
     if scope is not None:
-        _anyio_threadlocals().current_cancel_scope = None
+        _threadlocals.current_cancel_scope = None
 
 
 _backend: Any = False
+_threadlocals: Any = None
+"""anyio's per-thread state (its worker-thread claim, the current cancel scope), once looked up."""
 
 
 def _anyio_asyncio() -> Any:
     """anyio's asyncio backend module, if it has what `enter_job` needs (else None); imported on
     first use, so that importing the server does not import asyncio."""
-    global _backend
+    global _backend, _threadlocals
     if _backend is False:
         try:
             from anyio._backends import _asyncio as backend
@@ -115,20 +117,10 @@ def _anyio_asyncio() -> Any:
             if not (hasattr(backend, "CancelScope") and hasattr(backend, "AsyncIOBackend")
                     and hasattr(_eventloop, "claim_worker_thread") and hasattr(_eventloop, "threadlocals")):
                 backend = None  # pragma: no cover
+            else:
+                _threadlocals = _eventloop.threadlocals
         _backend = backend
     return _backend
-
-
-_threadlocals: Any = None
-
-
-def _anyio_threadlocals() -> Any:
-    global _threadlocals
-    if _threadlocals is None:
-        from anyio._core._eventloop import threadlocals
-
-        _threadlocals = threadlocals
-    return _threadlocals
 
 
 def finishing() -> None:
