@@ -3,6 +3,7 @@
 | limit | default | beyond it |
 |---|---|---|
 | stdio message size (`stdio_server(max_message_size=)`) | 16 MiB | -32600, id null; the connection goes on |
+| stdio output not yet read by the client (`MAX_QUEUED_OUTPUT`) | 1 MiB | writers wait and reading pauses; nothing is lost |
 | concurrent requests per connection (`Peer(max_concurrent_requests=)`) | 1024 | -32603 "Too many concurrent requests", `data.limit` |
 | pending outgoing requests (`Peer(max_pending_requests=)`) | 1024 | `send_request` raises `MCPError` -32603 |
 | duplicate id in flight | - | -32600; the id is free again once answered or cancelled |
@@ -15,12 +16,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import threading
+import time
 from typing import Any
 
 import anyio
 import pytest
 from hardening_support import HANDSHAKE, INIT, StdioTarget, asgi_request
 
+from mcp._engine.asyncio_stdio import MAX_QUEUED_OUTPUT
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_PENDING_REQUESTS, Peer
 from mcp._protocol import messages as m
 from mcp._protocol.framing import DEFAULT_MAX_LINE
@@ -43,6 +48,7 @@ def test_the_defaults_are_the_documented_ones() -> None:
     assert DEFAULT_MAX_CONCURRENT_REQUESTS == 1024
     assert DEFAULT_MAX_PENDING_REQUESTS == 1024
     assert DEFAULT_MAX_BODY == 4 * 1024 * 1024
+    assert MAX_QUEUED_OUTPUT == 1024 * 1024
     store = InMemoryEventStore()
     assert (store._max_events, store._max_streams) == (1000, 10_000)
 
@@ -347,3 +353,68 @@ async def test_the_session_table_at_its_edge() -> None:
         assert [s.status for s in streams] == [200, 200, 200]
         response = await asgi_request(app, "POST", HEADERS, json.dumps(INIT).encode())
         assert response.status == 200 and manager.session_count == 3
+
+
+# -- stdio output a client does not read -----------------------------------------------------------
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def write_until_stalled(fd: int, data: bytes, stall: float = 1.0, limit: float = 20.0) -> int:
+    """Write `data` to a non-blocking fd until it is all written, or the reader has taken nothing
+    for `stall` seconds (bounded by `limit`); the number of bytes written."""
+    os.set_blocking(fd, False)
+    sent, last, deadline = 0, time.monotonic(), time.monotonic() + limit
+    while sent < len(data) and time.monotonic() < deadline:
+        try:
+            sent += os.write(fd, data[sent:])
+            last = time.monotonic()
+        except BlockingIOError:
+            if time.monotonic() - last > stall:
+                break
+            time.sleep(0.01)
+        except OSError:  # the test is over (stdin closed)
+            break
+    return sent
+
+
+@pytest.mark.parametrize("tool", ["bulk", "abulk"])
+def test_a_client_that_stops_reading_holds_the_server_to_bounded_memory_and_loses_no_answer(tool: str) -> None:
+    """1000 calls with 100 KB answers (100 MB in all, under the concurrency cap) from a client that
+    reads none of them: once the queued output is over its bound, the server's writers wait and it
+    stops reading, so its memory stays far below the answers' total; once the client reads, every
+    call is answered, in full. (Plain sync tools answer from worker threads, async ones from the
+    loop: both wait.)"""
+    count, size = 1000, 100_000
+    target = StdioTarget()
+    try:
+        target.initialize()
+        before = rss_mib(target.proc.pid)
+        assert target.proc.stdin is not None
+        fd = target.proc.stdin.fileno()
+        data = b"".join(json.dumps(call(i, tool, size=size)).encode() + b"\n" for i in range(count))
+        sent = write_until_stalled(fd, data)
+        peak = before
+        for _ in range(20):  # the server settles (blocked on output) or keeps growing: watch a while
+            peak = max(peak, rss_mib(target.proc.pid))
+            time.sleep(0.1)
+        assert peak - before < 64, f"RSS grew from {before:.0f} to {peak:.0f} MiB with {sent} bytes of calls unread"
+        rest = threading.Thread(target=write_until_stalled, args=(fd, data[sent:], 30.0, 120.0), daemon=True)
+        rest.start()
+        answered: set[int] = set()
+        while len(answered) < count:
+            answer = target.read(timeout=60)
+            assert len(answer["result"]["content"][0]["text"]) == size, answer.get("error")
+            answered.add(answer["id"])
+        rest.join(timeout=60)
+        assert answered == set(range(count))
+        os.set_blocking(fd, True)
+        assert target.request({"jsonrpc": "2.0", "id": "after", "method": "ping"})["result"] == {}
+    finally:
+        assert target.close() == 0

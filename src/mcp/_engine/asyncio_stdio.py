@@ -3,8 +3,10 @@ connection's inbox, and outgoing messages are written straight to the pipe trans
 
 Compared with reader/writer tasks around memory streams this saves several event-loop passes per
 message. Backpressure holds both ways: reading pauses while the inbox is over its high-water mark,
-and writers wait for the pipe to drain when its buffer is over its own. The writer may also be used
-from worker threads (see `DirectLineWriter`).
+and while output the peer has not read yet is over `MAX_QUEUED_OUTPUT`. Then every writer waits
+(loop tasks and worker threads alike) before adding more, so a client that stops reading stdout
+holds the server at about that much queued output instead of growing it without bound. The writer
+may also be used from worker threads (see `DirectLineWriter`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from mcp._protocol.framing import LineFramer
 from mcp.shared.message import SessionMessage
 
 _INBOX_HIGH = 256
-_WRITE_HIGH = 1 << 20
+MAX_QUEUED_OUTPUT = 1 << 20
+"""Bytes written but not yet taken by the pipe (beyond the pipe's own buffer) past which writers
+wait and reading pauses: the per-connection output bound of the stdio server."""
 
 
 class _InboxProtocol(asyncio.Protocol):
@@ -44,6 +48,9 @@ class _InboxProtocol(asyncio.Protocol):
         reports, at a fraction of the cost (asked twice per message)."""
         self.direct: Callable[[SessionMessage | Exception], bool] | None = None
         """Offered each message first while the backlog is empty; True means it was taken."""
+        self.congested: Callable[[], bool] = _never
+        """True while the output side is over its bound: reading pauses and nothing is taken
+        directly, so a peer that does not read our answers cannot make us start more requests."""
         self.backlog = 0
         """Messages sent through the inbox that its consumer has not reported `processed` yet
         (queued, handed to the waiting receiver, or being handled): while there are any, nothing
@@ -55,7 +62,7 @@ class _InboxProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         for frame in self._framer.feed(data):
             self._put(frame)
-        if not self._paused and self._queued() > _INBOX_HIGH:
+        if not self._paused and (self._queued() > _INBOX_HIGH or self.congested()):
             self._paused = True
             self._transport.pause_reading()
             asyncio.get_running_loop().create_task(self._resume_when_drained())
@@ -63,7 +70,7 @@ class _InboxProtocol(asyncio.Protocol):
     def _put(self, frame: Any) -> None:
         item = frame_to_item(frame, self._max_line)
         direct = self.direct
-        if direct is not None and not self.backlog and direct(item):
+        if direct is not None and not self.backlog and not self.congested() and direct(item):
             return
         self.backlog += 1
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -74,7 +81,7 @@ class _InboxProtocol(asyncio.Protocol):
         return len(buffer) if buffer is not None else self._sink.statistics().current_buffer_used
 
     async def _resume_when_drained(self) -> None:
-        while self._queued() > _INBOX_HIGH // 2:
+        while self._queued() > _INBOX_HIGH // 2 or self.congested():
             await asyncio.sleep(0.005)
         self._paused = False
         if self._transport is not None and not self._transport.is_closing():
@@ -105,6 +112,9 @@ class DirectLineWriter:
         self._loop_thread = threading.get_ident()
         self._fd = fd
         self._lock = threading.Lock()
+        self._room = threading.Condition(self._lock)
+        """Signalled when the queued output drops to the bound (or the pipe is gone), for worker
+        threads waiting to write."""
         self._pending = bytearray()
         """Bytes the pipe has not taken yet (only while it is full)."""
         self._watching = False
@@ -123,6 +133,7 @@ class DirectLineWriter:
                 written = 0
             except OSError:
                 self.lost = True
+                self._room.notify_all()
                 raise anyio.BrokenResourceError from None
             if written == len(data):
                 return
@@ -147,35 +158,56 @@ class DirectLineWriter:
                     self._pending.clear()
                     written = 0
                 del self._pending[:written]
+            if len(self._pending) <= MAX_QUEUED_OUTPUT or self.lost:
+                self._room.notify_all()
             if self._pending and not self.lost:
+                if len(self._pending) <= MAX_QUEUED_OUTPUT:
+                    self._wake_drain_waiters()
                 return
             self._watching = False
             if self._fd >= 0:
                 self._loop.remove_writer(self._fd)
+        self._wake_drain_waiters()
+
+    def _wake_drain_waiters(self) -> None:
         for waiter in self._drain_waiters:
             if not waiter.done():
                 waiter.set_result(None)
         self._drain_waiters.clear()
 
-    def send_nowait(self, item: SessionMessage) -> None:
-        if len(self._pending) > _WRITE_HIGH and not (self._closed or self.lost):
-            raise anyio.WouldBlock
-        self.write_threadsafe(item.message)
+    def congested(self) -> bool:
+        """Is the output not yet taken by the pipe over `MAX_QUEUED_OUTPUT`?"""
+        return len(self._pending) > MAX_QUEUED_OUTPUT and not self.lost
 
-    async def send(self, item: SessionMessage) -> None:
-        self.write_threadsafe(item.message)
-        if len(self._pending) > _WRITE_HIGH and not self.lost:
+    async def wait_for_room(self) -> None:
+        """Return once the queued output is back within its bound (or the pipe is gone)."""
+        while len(self._pending) > MAX_QUEUED_OUTPUT and not (self.lost or self._closed or self._fd < 0):
             waiter = self._loop.create_future()
             self._drain_waiters.append(waiter)
             await waiter
 
+    def send_nowait(self, item: SessionMessage) -> None:
+        if len(self._pending) > MAX_QUEUED_OUTPUT and not (self._closed or self.lost):
+            raise anyio.WouldBlock
+        self.write_threadsafe(item.message)
+
+    async def send(self, item: SessionMessage) -> None:
+        # Wait for room first, then write: every waiting writer adds at most one message.
+        if len(self._pending) > MAX_QUEUED_OUTPUT:
+            await self.wait_for_room()
+        self.write_threadsafe(item.message)
+
     def write_threadsafe(self, message: dict[str, Any]) -> None:
-        """Write one message as a line, from any thread (`send`/`send_nowait` add backpressure on
-        the loop; worker threads need none: the peer bounds the requests in flight)."""
+        """Write one message as a line, from any thread. On a worker thread this waits while the
+        queued output is over its bound (the loop keeps draining it), so an answer that is written
+        but not yet sent still counts against the bound; on the loop, `send` waits instead."""
         if self._closed or self.lost:
             raise anyio.BrokenResourceError
         line = encode_line(message)
         with self._lock:
+            if len(self._pending) > MAX_QUEUED_OUTPUT and threading.get_ident() != self._loop_thread:
+                while len(self._pending) > MAX_QUEUED_OUTPUT and not (self.lost or self._fd < 0):
+                    self._room.wait()
             self._write(line)
 
     def close(self) -> None:
@@ -192,6 +224,7 @@ class DirectLineWriter:
 
     def shutdown(self) -> None:
         with self._lock:
+            self._room.notify_all()
             fd, self._fd = self._fd, -1
             if fd >= 0:
                 if self._watching:
@@ -247,5 +280,11 @@ async def open_stdio(in_fd: int, out_fd: int, max_line: int) -> tuple[Inbox, Dir
     loop = asyncio.get_running_loop()
     send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
     protocol = _InboxProtocol(send, max_line)
+    writer = DirectLineWriter(loop, out_fd)
+    protocol.congested = writer.congested
     read_transport, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(in_fd, "rb", buffering=0))
-    return Inbox(receive, protocol), DirectLineWriter(loop, out_fd), read_in_chunks(read_transport)
+    return Inbox(receive, protocol), writer, read_in_chunks(read_transport)
+
+
+def _never() -> bool:
+    return False

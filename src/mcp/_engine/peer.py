@@ -324,6 +324,8 @@ class Peer:
                 if direct is not None:
                     direct(self._offer)
                 read = self._read
+                wait_for_room: Callable[[], Awaitable[None]] | None = getattr(self._write, "wait_for_room", None)
+                congested: Callable[[], bool] | None = getattr(self._write, "congested", None)
                 try:
                     while True:
                         try:
@@ -339,6 +341,9 @@ class Peer:
                         if isinstance(item, Exception):
                             await self._reject_unparsable(item)
                         else:
+                            if congested is not None and wait_for_room is not None and congested():
+                                # The peer is not reading our output: start nothing more until it does.
+                                await wait_for_room()
                             await self._receive(item, tg)
                         if processed is not None:
                             processed()

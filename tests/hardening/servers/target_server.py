@@ -49,6 +49,16 @@ def build() -> MCPServer:
         return token
 
     @mcp.tool()
+    def bulk(size: int) -> str:
+        """`size` bytes of text (capped at 1 MB), from a worker thread: big answers for output bounds."""
+        return "x" * min(max(size, 0), 1 << 20)
+
+    @mcp.tool()
+    async def abulk(size: int) -> str:
+        """Like `bulk`, from an async tool on the loop."""
+        return "x" * min(max(size, 0), 1 << 20)
+
+    @mcp.tool()
     def fail(message: str) -> str:
         raise ValueError(message)
 
