@@ -123,3 +123,13 @@ def test_mcp_types_methods_mirrors_every_name() -> None:
     assert mirror is not methods
     for name in methods.__all__:
         assert getattr(mirror, name) is getattr(methods, name)
+
+
+def test_the_elicitation_complete_row_is_the_schema_type_and_parses_to_the_sdk_model() -> None:
+    row = methods.SERVER_NOTIFICATIONS[("notifications/elicitation/complete", "2025-11-25")]
+    assert row.__name__ == "ElicitationCompleteNotification"
+    note = methods.parse_server_notification(
+        "notifications/elicitation/complete", "2025-11-25", {"elicitationId": "e"}
+    )
+    assert type(note) is types.ElicitCompleteNotification
+    assert note.params.elicitation_id == "e"

@@ -73,8 +73,25 @@ def _surface_result(info: MethodInfo, version: str) -> SurfaceRow:
     return own
 
 
+class ElicitationCompleteNotification(types.ElicitCompleteNotification):
+    """The 2025-11-25 schema's name for `notifications/elicitation/complete`: its surface row, so the
+    surface map names the schema's type as for every other row (parsing returns the monolith's
+    `ElicitCompleteNotification`)."""
+
+
+_SCHEMA_NAMED: Final[Mapping[str, type[BaseModel]]] = {
+    "notifications/elicitation/complete": ElicitationCompleteNotification,
+}
+"""Surface rows whose schema name differs from the SDK's model name."""
+
+
 def _messages(sender: Sender, kind: Kind) -> Mapping[tuple[str, str], type[BaseModel]]:
-    return MappingProxyType({(info.name, version): info.message_type() for version, info in _rows(sender, kind)})
+    return MappingProxyType(
+        {
+            (info.name, version): _SCHEMA_NAMED.get(info.name) or info.message_type()
+            for version, info in _rows(sender, kind)
+        }
+    )
 
 
 def _results(sender: Sender) -> Mapping[tuple[str, str], SurfaceRow]:
