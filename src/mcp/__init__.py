@@ -49,9 +49,16 @@ _RENAMED = {"SamplingRole": "Role"}
 __all__ = sorted([*_OWNER, *_TYPE_NAMES, *_RENAMED, "types"])
 
 
+_SUBMODULES = frozenset({"client", "server", "shared"})
+"""Subpackages reachable as attributes after a bare `import mcp` (the official package imports them
+up front; here each is imported on first access, so `import mcp` stays cheap)."""
+
+
 def __getattr__(name: str) -> Any:
     module = _OWNER.get(name)
     if module is None:
+        if name in _SUBMODULES:
+            return importlib.import_module(f"mcp.{name}")
         if name in _RENAMED:
             return getattr(types, _RENAMED[name])
         if not name.startswith("_") and name in types.__all__:
@@ -63,6 +70,9 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from mcp import client as client
+    from mcp import server as server
+    from mcp import shared as shared
     from mcp.client.client import Client as Client
     from mcp.client.session import ClientSession as ClientSession
     from mcp.client.stdio import StdioServerParameters as StdioServerParameters

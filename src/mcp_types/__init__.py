@@ -1,8 +1,31 @@
-"""`mcp_types`: the protocol's data types as a top-level package; the same module object as
-`mcp.types` (one home, two import paths)."""
+"""`mcp_types`: the protocol's data types as a top-level package.
 
-import sys
+A mirror of `mcp.types` (one home, two import paths): every name is the same object, looked up
+there on first access, so `import mcp_types` costs what `import mcp.types` costs. The
+`mcp_types.jsonrpc`, `.methods` and `.version` submodules mirror the `mcp.types` submodules of the
+same names the same way (distinct module objects, identical names, as in the official SDK).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 import mcp.types as _types
+from mcp.types import __all__ as __all__
+from mcp_types import jsonrpc as jsonrpc
+from mcp_types import version as version
 
-sys.modules[__name__] = _types
+
+def __getattr__(name: str) -> Any:
+    if name == "methods":  # not bound up front, as officially; `import mcp_types.methods` binds it
+        return importlib.import_module("mcp_types.methods")
+    return getattr(_types, name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, "jsonrpc", "version"})
+
+
+if TYPE_CHECKING:
+    from mcp.types import *  # noqa: F403

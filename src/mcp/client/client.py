@@ -341,9 +341,7 @@ class Client:
                 return result
             rounds += 1
             if rounds > self.input_required_max_rounds:
-                raise InputRequiredRoundsExceededError(
-                    f"The server still required input after {self.input_required_max_rounds} rounds"
-                )
+                raise InputRequiredRoundsExceededError(self.input_required_max_rounds)
             requests = result.input_requests or {}
             responses = {key: await self.session.answer_input_request(request) for key, request in requests.items()}
             state = result.request_state

@@ -18,7 +18,14 @@ _OWNER = {
 __all__ = sorted(_OWNER)
 
 
+_SUBPACKAGES = frozenset({"lowlevel", "mcpserver"})
+"""Reachable as attributes after `import mcp.server` (imported on first access, as the official
+package binds them; importing them up front would load pydantic for every `from mcp.server import`)."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"mcp.server.{name}")
     module = _OWNER.get(name)
     if module is None:
         raise AttributeError(f"module 'mcp.server' has no attribute {name!r}")
@@ -28,6 +35,8 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from mcp.server import lowlevel as lowlevel
+    from mcp.server import mcpserver as mcpserver
     from mcp.server.caching import CacheHint as CacheHint
     from mcp.server.context import ServerRequestContext as ServerRequestContext
     from mcp.server.lowlevel.server import InitializationOptions as InitializationOptions

@@ -10,10 +10,11 @@
     │   │   ├── ResourceNotFoundError
     │   │   └── UnexpectedResourceError
     │   └── InvalidSignature                     a handler signature that cannot be served
-    ├── InputRequiredRoundsExceededError         the client gave up after N input rounds
     ├── InvalidUriTemplate(ValueError)
     ├── PathEscapeError(ValueError)
-    └── SubscriptionLost / ListenNotSupportedError (RuntimeError)
+    └── RuntimeError
+        ├── InputRequiredRoundsExceededError     the client gave up after N input rounds
+        └── SubscriptionLost / ListenNotSupportedError
 
     UserWarning
     └── MCPDeprecationWarning
@@ -24,44 +25,55 @@ One function maps an exception to JSON-RPC error data (`error_data_for`), one ma
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, URL_ELICITATION_REQUIRED
 
+if TYPE_CHECKING:
+    from mcp.types import ElicitRequestURLParams, ErrorData
+
 
 class MCPError(Exception):
-    """A JSON-RPC error: raised by handlers to answer with an error, raised to callers on receipt."""
+    """A JSON-RPC error: raised by handlers to answer with an error, raised to callers on receipt.
+
+    `args` is `(code, message, data)` and `str()` is the message, as in the official SDK; `code`,
+    `message` and `data` are plain attributes (no model is built until `.error` is read).
+    """
 
     code: int
     message: str
     data: Any
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
+        super().__init__(code, message, data)
         self.code = code
         self.message = message
         self.data = data
 
+    def __str__(self) -> str:
+        return self.message
+
     @property
-    def error(self) -> Any:
-        """The error as an `ErrorData` model (official SDK compatibility)."""
+    def error(self) -> ErrorData:
+        """The error as an `ErrorData` model."""
         from mcp.types import ErrorData
 
         return ErrorData(code=self.code, message=self.message, data=self.data)
 
     @classmethod
     def from_jsonrpc_error(cls, error: Any) -> MCPError:
-        """Build from a wire error object (dict) or an `ErrorData` / `JSONRPCError` model."""
+        """Build from a `JSONRPCError` (or, leniently, an `ErrorData` or a wire error dict)."""
         if hasattr(error, "error"):
             error = error.error
         if isinstance(error, dict):
             wire = cast("dict[str, Any]", error)
             return cls(int(wire.get("code", INTERNAL_ERROR)), str(wire.get("message", "")), wire.get("data"))
-        return cls(error.code, error.message, getattr(error, "data", None))
+        return cls.from_error_data(error)
 
     @classmethod
-    def from_error_data(cls, error: Any) -> MCPError:
-        return cls.from_jsonrpc_error(error)
+    def from_error_data(cls, error: ErrorData) -> MCPError:
+        """Build from the `error` member of a JSON-RPC error response."""
+        return cls(code=error.code, message=error.message, data=error.data)
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON-RPC `error` member."""
@@ -69,9 +81,6 @@ class MCPError(Exception):
         if self.data is not None:
             out["data"] = self.data
         return out
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(code={self.code}, message={self.message!r}, data={self.data!r})"
 
 
 class NoBackChannelError(MCPError):
@@ -86,15 +95,36 @@ class NoBackChannelError(MCPError):
 
 
 class UrlElicitationRequiredError(MCPError):
-    """The server needs the user to complete a URL elicitation before the request can proceed."""
+    """-32042 (2025-11-25): the user must complete URL elicitations before the request can proceed.
 
-    def __init__(self, elicitations: list[Any], message: str | None = None) -> None:
+    Raise it from a handler with the `ElicitRequestURLParams` to visit; a client gets it back from
+    the error it received with `from_error`.
+    """
+
+    def __init__(self, elicitations: list[ElicitRequestURLParams], message: str | None = None) -> None:
+        if message is None:
+            message = "URL elicitations required" if len(elicitations) > 1 else "URL elicitation required"
         wire: list[Any] = [
             e if isinstance(e, dict) else e.model_dump(by_alias=True, exclude_none=True) for e in elicitations
         ]
-        data = {"elicitations": wire}
-        super().__init__(URL_ELICITATION_REQUIRED, message or "URL elicitation required", data)
-        self.elicitations = elicitations
+        super().__init__(URL_ELICITATION_REQUIRED, message, {"elicitations": wire})
+        self._elicitations = elicitations
+
+    @property
+    def elicitations(self) -> list[ElicitRequestURLParams]:
+        """The URL elicitations to complete before retrying."""
+        return self._elicitations
+
+    @classmethod
+    def from_error(cls, error: ErrorData) -> UrlElicitationRequiredError:
+        """Rebuild from the `ErrorData` of a -32042 error received over the wire."""
+        if error.code != URL_ELICITATION_REQUIRED:
+            raise ValueError(f"Expected error code {URL_ELICITATION_REQUIRED}, got {error.code}")
+        from mcp.types import ElicitRequestURLParams
+
+        data = cast("dict[str, Any]", error.data or {})
+        raw: list[Any] = data.get("elicitations") or []
+        return cls([ElicitRequestURLParams.model_validate(item) for item in raw], error.message)
 
 
 class MCPServerError(Exception):
@@ -122,12 +152,29 @@ class InvalidSignature(MCPServerError):
     """A function cannot be registered as a handler as written."""
 
 
-class InputRequiredRoundsExceededError(Exception):
-    """The server kept asking for input past the client's `input_required_max_rounds`."""
+class InputRequiredRoundsExceededError(RuntimeError):
+    """The server kept answering `InputRequiredResult` past the client's `input_required_max_rounds`."""
+
+    def __init__(self, max_rounds: int) -> None:
+        super().__init__(
+            f"Server returned InputRequiredResult for more than {max_rounds} rounds; "
+            "raise input_required_max_rounds on the Client, or use "
+            "client.session.<method>(..., allow_input_required=True) to drive the loop manually."
+        )
+        self.max_rounds = max_rounds
 
 
 class InvalidUriTemplate(ValueError):
-    """A URI template that does not parse."""
+    """A URI template that does not parse (or exceeds a size limit).
+
+    `template` is the template as given; `position` the character offset of the problem, or `None`
+    when it is not tied to one place.
+    """
+
+    def __init__(self, message: str, *, template: str, position: int | None = None) -> None:
+        super().__init__(message)
+        self.template = template
+        self.position = position
 
 
 class PathEscapeError(ValueError):

@@ -27,12 +27,30 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 from urllib.parse import quote, unquote
 
 from mcp.shared.exceptions import InvalidUriTemplate
 
-__all__ = ["UriTemplate"]
+__all__ = [
+    "DEFAULT_MAX_TEMPLATE_LENGTH",
+    "DEFAULT_MAX_URI_LENGTH",
+    "DEFAULT_MAX_VARIABLES",
+    "InvalidUriTemplate",
+    "Operator",
+    "UriTemplate",
+    "Variable",
+]
+
+Operator = Literal["", "+", "#", ".", "/", ";", "?", "&"]
+"""An RFC 6570 expression operator ("" is simple string expansion)."""
+
+DEFAULT_MAX_TEMPLATE_LENGTH = 8_192
+"""Longest template `UriTemplate.parse` accepts by default."""
+DEFAULT_MAX_VARIABLES = 256
+"""Most variables (over all expressions) `UriTemplate.parse` accepts by default."""
+DEFAULT_MAX_URI_LENGTH = 65_536
+"""Longest URI `UriTemplate.match` looks at by default; longer ones do not match."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,16 +91,19 @@ _LIST_NAMED = 2  # exploded named: ";x=a;x=b"
 _NAMED_OPTIONAL_VALUE = 3  # ";x" or ";x=value"
 
 
-@dataclass(frozen=True, slots=True)
-class _Variable:
+@dataclass(frozen=True)
+class Variable:
+    """One variable of a template expression: its name, its expression's operator, `*` or not."""
+
     name: str
-    explode: bool
+    operator: Operator
+    explode: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class _Expression:
     operator: str
-    variables: tuple[_Variable, ...]
+    variables: tuple[Variable, ...]
 
     def __str__(self) -> str:
         return "{" + self.operator + ",".join(v.name + ("*" if v.explode else "") for v in self.variables) + "}"
@@ -91,24 +112,48 @@ class _Expression:
 class UriTemplate:
     """A parsed RFC 6570 URI template: `expand(values)` builds a URI, `match(uri)` takes one apart."""
 
-    __slots__ = ("_captures", "_parts", "_query_group", "_query_names", "_regex", "_template", "_variable_names")
+    __slots__ = (
+        "_captures",
+        "_parts",
+        "_query_group",
+        "_query_names",
+        "_regex",
+        "_template",
+        "_variable_names",
+        "_variables",
+    )
 
-    def __init__(self, template: str) -> None:
+    def __init__(
+        self,
+        template: str,
+        *,
+        max_length: int = DEFAULT_MAX_TEMPLATE_LENGTH,
+        max_variables: int = DEFAULT_MAX_VARIABLES,
+    ) -> None:
         if not isinstance(template, str):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise InvalidUriTemplate(f"URI template must be a string, not {type(template).__name__}")
+            raise InvalidUriTemplate(
+                f"URI template must be a string, not {type(template).__name__}", template=repr(template)
+            )
+        if len(template) > max_length:
+            raise InvalidUriTemplate(f"Template exceeds maximum length of {max_length}", template=template)
         self._template = template
-        self._parts = _parse(template)
-        names: list[str] = []
-        for part in self._parts:
-            if isinstance(part, _Expression):
-                names.extend(v.name for v in part.variables)
-        self._variable_names = tuple(names)
+        self._parts = _parse(template, max_variables)
+        self._variables = tuple(v for part in self._parts if isinstance(part, _Expression) for v in part.variables)
+        self._variable_names = tuple(v.name for v in self._variables)
         self._compile()
 
     @classmethod
-    def parse(cls, template: str) -> UriTemplate:
-        """Parse `template` (same as the constructor); raises `InvalidUriTemplate`."""
-        return cls(template)
+    def parse(
+        cls,
+        template: str,
+        *,
+        max_length: int = DEFAULT_MAX_TEMPLATE_LENGTH,
+        max_variables: int = DEFAULT_MAX_VARIABLES,
+    ) -> UriTemplate:
+        """Parse `template`; raises `InvalidUriTemplate` when it is malformed or longer than
+        `max_length` characters or has more than `max_variables` variables (guards against
+        resource exhaustion by untrusted templates)."""
+        return cls(template, max_length=max_length, max_variables=max_variables)
 
     @staticmethod
     def is_template(value: str) -> bool:
@@ -119,6 +164,11 @@ class UriTemplate:
     def template(self) -> str:
         """The template string as written."""
         return self._template
+
+    @property
+    def variables(self) -> list[Variable]:
+        """Every variable, in order of appearance."""
+        return list(self._variables)
 
     @property
     def variable_names(self) -> tuple[str, ...]:
@@ -158,9 +208,12 @@ class UriTemplate:
 
     # -- matching ----------------------------------------------------------------------------
 
-    def match(self, uri: str) -> dict[str, str | list[str]] | None:
+    def match(self, uri: str, *, max_uri_length: int = DEFAULT_MAX_URI_LENGTH) -> dict[str, str | list[str]] | None:
         """The percent-decoded variable values if `uri` fits the template, else `None`.
-        Optional query variables the URI leaves out are absent from the result."""
+        Optional query variables the URI leaves out are absent from the result. A URI longer than
+        `max_uri_length` does not match (it is not even scanned)."""
+        if len(uri) > max_uri_length:
+            return None
         m = self._regex.fullmatch(uri)
         if m is None:
             return None
@@ -231,8 +284,9 @@ class UriTemplate:
 # -- parsing -----------------------------------------------------------------------------------
 
 
-def _parse(template: str) -> list[str | _Expression]:
+def _parse(template: str, max_variables: int) -> list[str | _Expression]:
     parts: list[str | _Expression] = []
+    count = 0
     seen: set[str] = set()
     multi_segment: list[str] = []
     pos = 0
@@ -244,30 +298,45 @@ def _parse(template: str) -> list[str | _Expression]:
             stray = literal.find("}")
             if stray >= 0:
                 raise InvalidUriTemplate(
-                    f"Unmatched '}}' at position {pos + stray} in URI template {template!r}"
+                    f"Unmatched '}}' at position {pos + stray} in URI template {template!r}",
+                    template=template,
+                    position=pos + stray,
                 )
             parts.append(literal)
         if brace < 0:
             break
         close = template.find("}", brace + 1)
         if close < 0:
-            raise InvalidUriTemplate(f"Unclosed '{{' at position {brace} in URI template {template!r}")
+            raise InvalidUriTemplate(
+                f"Unclosed '{{' at position {brace} in URI template {template!r}", template=template, position=brace
+            )
         expression = _parse_expression(template, template[brace + 1 : close], brace)
+        count += len(expression.variables)
+        if count > max_variables:
+            raise InvalidUriTemplate(f"Template exceeds maximum of {max_variables} variables", template=template)
         if parts and isinstance(parts[-1], _Expression) and not _OPERATORS[expression.operator].first:
             raise InvalidUriTemplate(
                 f"Expressions {parts[-1]} and {expression} in URI template {template!r} have nothing between "
-                "them, so matching cannot tell where one ends: put a literal between them"
+                "them, so matching cannot tell where one ends: put a literal between them",
+                template=template,
+                position=brace,
             )
         for variable in expression.variables:
             if variable.name in seen:
-                raise InvalidUriTemplate(f"Variable {variable.name!r} appears twice in URI template {template!r}")
+                raise InvalidUriTemplate(
+                    f"Variable {variable.name!r} appears twice in URI template {template!r}",
+                    template=template,
+                    position=brace,
+                )
             seen.add(variable.name)
             if variable.explode or expression.operator in ("+", "#"):
                 multi_segment.append(variable.name)
         if len(multi_segment) > 1:
             raise InvalidUriTemplate(
                 f"URI template {template!r} has more than one multi-segment variable ({', '.join(multi_segment)}): "
-                "at most one {+var}, {#var} or exploded variable is allowed"
+                "at most one {+var}, {#var} or exploded variable is allowed",
+                template=template,
+                position=brace,
             )
         parts.append(expression)
         pos = close + 1
@@ -276,33 +345,37 @@ def _parse(template: str) -> list[str | _Expression]:
 
 def _parse_expression(template: str, body: str, position: int) -> _Expression:
     where = f"expression {{{body}}} at position {position} in URI template {template!r}"
+
+    def invalid(message: str) -> InvalidUriTemplate:
+        return InvalidUriTemplate(message, template=template, position=position)
+
     if not body:
-        raise InvalidUriTemplate(f"Empty {where}")
+        raise invalid(f"Empty {where}")
     operator = ""
     if body[0] in _OPERATORS:
         operator, body = body[0], body[1:]
     elif body[0] in _RESERVED_OPERATORS:
-        raise InvalidUriTemplate(f"Operator {body[0]!r} is reserved by RFC 6570 and not supported: {where}")
+        raise invalid(f"Operator {body[0]!r} is reserved by RFC 6570 and not supported: {where}")
     if not body:
-        raise InvalidUriTemplate(f"No variable in {where}")
-    variables: list[_Variable] = []
+        raise invalid(f"No variable in {where}")
+    variables: list[Variable] = []
     for spec in body.split(","):
         explode = spec.endswith("*")
         name = spec[:-1] if explode else spec
         if ":" in name:
-            raise InvalidUriTemplate(f"The prefix modifier (':') is not supported: {where}")
+            raise invalid(f"The prefix modifier (':') is not supported: {where}")
         if not _VARNAME.fullmatch(name):
-            raise InvalidUriTemplate(f"Invalid variable name {name!r} in {where}")
+            raise invalid(f"Invalid variable name {name!r} in {where}")
         if explode:
             if operator in ("?", "&"):
-                raise InvalidUriTemplate(f"Query explode ({{{operator}var*}}) is not supported: {where}")
+                raise invalid(f"Query explode ({{{operator}var*}}) is not supported: {where}")
             if operator not in _EXPLODABLE:
-                raise InvalidUriTemplate(
+                raise invalid(
                     f"The explode modifier ('*') is only supported with the '/', '.' and ';' operators: {where}"
                 )
-        variables.append(_Variable(name, explode))
+        variables.append(Variable(name, cast(Operator, operator), explode))
     if len(variables) > 1 and any(v.explode for v in variables):
-        raise InvalidUriTemplate(f"An exploded variable must be alone in its expression: {where}")
+        raise invalid(f"An exploded variable must be alone in its expression: {where}")
     return _Expression(operator, tuple(variables))
 
 

@@ -13,22 +13,43 @@ import importlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from mcp.types.version import HANDSHAKE_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
 
 __all__ = [
+    "CACHEABLE_METHODS",
     "CLIENT_NOTIFICATIONS",
     "CLIENT_REQUESTS",
     "CLIENT_RESULTS",
+    "INPUT_REQUIRED_METHODS",
     "METHODS",
+    "MONOLITH_NOTIFICATIONS",
+    "MONOLITH_REQUESTS",
+    "MONOLITH_RESULTS",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",
     "SERVER_RESULTS",
+    "SPEC_CLIENT_METHODS",
+    "SPEC_CLIENT_NOTIFICATION_METHODS",
+    "CacheableMethod",
     "MethodInfo",
+    "core_methods",
     "get",
     "is_defined",
+    "is_input_required",
     "methods_for",
+    "parse_client_notification",
+    "parse_client_request",
+    "parse_client_result",
+    "parse_server_notification",
+    "parse_server_request",
+    "parse_server_result",
+    "serialize_server_result",
+    "validate_client_notification",
+    "validate_client_request",
+    "validate_client_result",
+    "validate_server_result",
 ]
 
 Kind = Literal["request", "notification"]
@@ -316,43 +337,104 @@ def methods_for(version: str, sender: Sender, kind: Kind | None = None) -> Itera
     return (i for i in _TABLE if i.sent_by(sender, version) and (kind is None or i.kind == kind))
 
 
-def _surface(sender: Sender, kind: Kind, field: str) -> Mapping[tuple[str, str], Any]:
-    return MappingProxyType(
-        {
-            (info.name, version): _resolve(getattr(info, field))
-            for version in SUPPORTED_PROTOCOL_VERSIONS
-            for info in methods_for(version, sender, kind)
-        }
-    )
+# Methods of the 2025-11-25 tasks feature: in the table (the tasks extension serves them), but not in
+# the spec-method maps and sets below, which, as in the official SDK, cover the core protocol only.
+_TASKS_PREFIXES: Final = ("tasks/", "notifications/tasks/")
 
 
-# (method, version) -> model maps in the official SDK's shape, built (and the models imported) on
-# first access: CLIENT_REQUESTS, CLIENT_NOTIFICATIONS, SERVER_REQUESTS, SERVER_NOTIFICATIONS,
-# SERVER_RESULTS (results of client requests) and CLIENT_RESULTS (results of server requests).
-_SURFACES: Final[dict[str, tuple[Sender, Kind, str]]] = {
-    "CLIENT_REQUESTS": ("client", "request", "message"),
-    "CLIENT_NOTIFICATIONS": ("client", "notification", "message"),
-    "SERVER_REQUESTS": ("server", "request", "message"),
-    "SERVER_NOTIFICATIONS": ("server", "notification", "message"),
-    "SERVER_RESULTS": ("client", "request", "result"),
-    "CLIENT_RESULTS": ("server", "request", "result"),
-}
-_built: dict[str, Mapping[tuple[str, str], Any]] = {}
+def core_methods() -> Iterator[MethodInfo]:
+    """The table without the tasks feature: what the spec-method maps cover, in table order."""
+    return (info for info in _TABLE if not info.name.startswith(_TASKS_PREFIXES))
 
-if TYPE_CHECKING:
-    CLIENT_REQUESTS: Mapping[tuple[str, str], Any]
-    CLIENT_NOTIFICATIONS: Mapping[tuple[str, str], Any]
-    SERVER_REQUESTS: Mapping[tuple[str, str], Any]
-    SERVER_NOTIFICATIONS: Mapping[tuple[str, str], Any]
-    SERVER_RESULTS: Mapping[tuple[str, str], Any]
-    CLIENT_RESULTS: Mapping[tuple[str, str], Any]
+
+SPEC_CLIENT_METHODS: Final[frozenset[str]] = frozenset(
+    info.name for info in core_methods() if info.kind == "request" and info.client_sends
+)
+"""Request methods a client may send at some revision: how a server tells a spec method from a
+vendor one."""
+
+SPEC_CLIENT_NOTIFICATION_METHODS: Final[frozenset[str]] = frozenset(
+    info.name for info in core_methods() if info.kind == "notification" and info.client_sends
+)
+"""Notification methods a client may send at some revision."""
+
+INPUT_REQUIRED_METHODS: Final[frozenset[str]] = frozenset(info.name for info in core_methods() if info.input_required)
+"""Methods a server may answer with an `InputRequiredResult` (2026-07-28)."""
+
+CacheableMethod = Literal[
+    "prompts/list",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "server/discover",
+    "tools/list",
+]
+"""Methods whose results carry the caching hints `ttlMs` / `cacheScope` (a `CacheableResult`)."""
+
+CACHEABLE_METHODS: Final[frozenset[str]] = frozenset(get_args(CacheableMethod))
+"""`CacheableMethod` as a runtime set."""
+
+# Names whose values need the models (the (method, version) and method -> model maps, and the
+# parse/validate/serialize functions whose defaults are those maps): `mcp.types._method_maps`,
+# imported on first access so that importing this module loads no pydantic.
+_FROM_MAPS: Final = frozenset(
+    {
+        "CLIENT_NOTIFICATIONS",
+        "CLIENT_REQUESTS",
+        "CLIENT_RESULTS",
+        "MONOLITH_NOTIFICATIONS",
+        "MONOLITH_REQUESTS",
+        "MONOLITH_RESULTS",
+        "SERVER_NOTIFICATIONS",
+        "SERVER_REQUESTS",
+        "SERVER_RESULTS",
+        "is_input_required",
+        "parse_client_notification",
+        "parse_client_request",
+        "parse_client_result",
+        "parse_server_notification",
+        "parse_server_request",
+        "parse_server_result",
+        "serialize_server_result",
+        "validate_client_notification",
+        "validate_client_request",
+        "validate_client_result",
+        "validate_server_result",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:
-    spec = _SURFACES.get(name)
-    if spec is None:
+    if name not in _FROM_MAPS:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    if name not in _built:
-        sender, kind, field = spec
-        _built[name] = _surface(sender, kind, field)
-    return _built[name]
+    value = getattr(importlib.import_module("mcp.types._method_maps"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FROM_MAPS})
+
+
+if TYPE_CHECKING:
+    from mcp.types._method_maps import CLIENT_NOTIFICATIONS as CLIENT_NOTIFICATIONS
+    from mcp.types._method_maps import CLIENT_REQUESTS as CLIENT_REQUESTS
+    from mcp.types._method_maps import CLIENT_RESULTS as CLIENT_RESULTS
+    from mcp.types._method_maps import MONOLITH_NOTIFICATIONS as MONOLITH_NOTIFICATIONS
+    from mcp.types._method_maps import MONOLITH_REQUESTS as MONOLITH_REQUESTS
+    from mcp.types._method_maps import MONOLITH_RESULTS as MONOLITH_RESULTS
+    from mcp.types._method_maps import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
+    from mcp.types._method_maps import SERVER_REQUESTS as SERVER_REQUESTS
+    from mcp.types._method_maps import SERVER_RESULTS as SERVER_RESULTS
+    from mcp.types._method_maps import is_input_required as is_input_required
+    from mcp.types._method_maps import parse_client_notification as parse_client_notification
+    from mcp.types._method_maps import parse_client_request as parse_client_request
+    from mcp.types._method_maps import parse_client_result as parse_client_result
+    from mcp.types._method_maps import parse_server_notification as parse_server_notification
+    from mcp.types._method_maps import parse_server_request as parse_server_request
+    from mcp.types._method_maps import parse_server_result as parse_server_result
+    from mcp.types._method_maps import serialize_server_result as serialize_server_result
+    from mcp.types._method_maps import validate_client_notification as validate_client_notification
+    from mcp.types._method_maps import validate_client_request as validate_client_request
+    from mcp.types._method_maps import validate_client_result as validate_client_result
+    from mcp.types._method_maps import validate_server_result as validate_server_result
