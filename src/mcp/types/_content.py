@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from mcp.types._base import MCPModel, Meta, meta_field
-from mcp.types._common import Annotations, Icon
+from mcp.types._common import Annotations, BaseMetadata, Icon
 
 
 class TextContent(MCPModel):
@@ -54,24 +54,34 @@ class EmbeddedResource(MCPModel):
     meta: Meta | None = meta_field()
 
 
-class ResourceLink(MCPModel):
-    type: Literal["resource_link"] = "resource_link"
+class Resource(BaseMetadata):
+    """A resource a server can read, as `resources/list` describes it.
+
+    Defined beside the content blocks because a `ResourceLink` block is one (plus its `type`).
+    """
+
     uri: str
-    name: str
-    title: str | None = None
     description: str | None = None
     mime_type: str | None = None
     size: int | None = None
+    """Bytes of the raw content (before base64), if known."""
     icons: list[Icon] | None = None
     annotations: Annotations | None = None
     meta: Meta | None = meta_field()
 
 
-ContentBlock = Annotated[
-    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource,
-    Field(discriminator="type"),
-]
-"""Any content block a tool result or prompt message may carry."""
+class ResourceLink(Resource):
+    """A tool result's pointer to a resource (not necessarily one `resources/list` shows)."""
+
+    type: Literal["resource_link"] = "resource_link"
+
+
+ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+"""Any content block a tool result or prompt message may carry.
+
+A plain union, so `isinstance(block, ContentBlock)` works; a block validated without its `type`
+is the member it fits (text when it has `text`).
+"""
 
 Content = ContentBlock
 
