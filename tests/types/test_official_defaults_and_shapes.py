@@ -133,7 +133,7 @@ def test_completion_values_and_priorities_are_not_limited_by_the_models() -> Non
 
 
 def test_the_core_result_types_are_complete_and_input_required() -> None:
-    assert types.CORE_RESULT_TYPES == frozenset({"complete", "input_required"})
+    assert frozenset({"complete", "input_required"}) == types.CORE_RESULT_TYPES
 
 
 def test_every_mcp_types_name_is_the_mcp_types_object() -> None:
