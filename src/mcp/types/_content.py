@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from mcp.types._base import MCPModel, Meta, meta_field
 from mcp.types._common import Annotations, BaseMetadata, Icon
@@ -86,6 +86,36 @@ is the member it fits (text when it has `text`).
 Content = ContentBlock
 
 
+def _block_kind(value: Any) -> str:
+    """The `type` of a content block being validated; for a wire block without one, the member it
+    fits as the plain union would pick it (text, an embedded resource, a link, else image data)."""
+    if isinstance(value, dict):
+        block = cast("dict[str, Any]", value)
+        kind = block.get("type")
+        if isinstance(kind, str):
+            return kind
+        for key, fits in _UNTYPED_BLOCK_FITS:
+            if key in block:
+                return fits
+        return "text"
+    kind = getattr(value, "type", None)
+    return kind if isinstance(kind, str) else "text"
+
+
+_UNTYPED_BLOCK_FITS = (("text", "text"), ("resource", "resource"), ("uri", "resource_link"), ("data", "image"))
+
+ContentBlockField = Annotated[
+    Annotated[TextContent, Tag("text")]
+    | Annotated[ImageContent, Tag("image")]
+    | Annotated[AudioContent, Tag("audio")]
+    | Annotated[ResourceLink, Tag("resource_link")]
+    | Annotated[EmbeddedResource, Tag("resource")],
+    Discriminator(_block_kind),
+]
+"""`ContentBlock` as fields declare it: validated by its `type` (one member tried, not five in
+turn: wire results parse about twice as fast), with the plain union's pick for a block without one."""
+
+
 class ToolUseContent(MCPModel):
     type: Literal["tool_use"] = "tool_use"
     id: str
@@ -97,7 +127,7 @@ class ToolUseContent(MCPModel):
 class ToolResultContent(MCPModel):
     type: Literal["tool_result"] = "tool_result"
     tool_use_id: str
-    content: list[ContentBlock] = Field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
+    content: list[ContentBlockField] = Field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
     structured_content: Any = None
     """Any JSON value on 2026-07-28; a JSON object on 2025-11-25."""
     is_error: bool | None = None

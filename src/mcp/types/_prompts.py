@@ -16,7 +16,7 @@ from mcp.types._common import (
     ResultType,
     Role,
 )
-from mcp.types._content import ContentBlock
+from mcp.types._content import ContentBlockField
 from mcp.types._input_required import InputResponseRequestParams
 from mcp.types._messages import Notification, PaginatedRequest, Request
 
@@ -48,7 +48,7 @@ class Prompt(BaseMetadata):
 
 class PromptMessage(MCPModel):
     role: Role
-    content: ContentBlock
+    content: ContentBlockField
 
 
 ListPromptsRequestParams = PaginatedRequestParams

@@ -15,7 +15,7 @@ from mcp.types._common import (
     Result,
     ResultType,
 )
-from mcp.types._content import ContentBlock
+from mcp.types._content import ContentBlockField
 from mcp.types._input_required import InputResponseRequestParams
 from mcp.types._messages import Notification, PaginatedRequest, Request
 from mcp.types._tasks import TaskMetadata
@@ -74,7 +74,7 @@ class CallToolResult(Result):
     """A tool's answer. A failure of the tool itself is a result with `is_error=True` (so the
     model can see it); an unknown tool or a protocol failure is an error response instead."""
 
-    content: list[ContentBlock]
+    content: list[ContentBlockField]
     structured_content: Any = None
     """Any JSON value on 2026-07-28; a JSON object on 2025-06-18 and 2025-11-25."""
     is_error: bool = False
