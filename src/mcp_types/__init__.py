@@ -1,7 +1,9 @@
-"""`mcp_types`: the protocol's data types as a top-level package.
+"""`mcp_types`: the protocol's data types as a top-level package, for code that only
+(de)serializes MCP traffic.
 
 A mirror of `mcp.types` (one home, two import paths): every name is the same object, looked up
-there on first access, so `import mcp_types` costs what `import mcp.types` costs. The
+there on first access (PEP 562), so `mcp_types.CallToolResult is mcp.types.CallToolResult` and
+`import mcp_types` costs what `import mcp.types` costs, never the transport stack. The
 `mcp_types.jsonrpc`, `.methods` and `.version` submodules mirror the `mcp.types` submodules of the
 same names the same way (distinct module objects, identical names, as in the official SDK).
 """
@@ -20,7 +22,12 @@ from mcp_types import version as version
 def __getattr__(name: str) -> Any:
     if name == "methods":  # not bound up front, as officially; `import mcp_types.methods` binds it
         return importlib.import_module("mcp_types.methods")
-    return getattr(_types, name)
+    try:
+        value = getattr(_types, name)
+    except AttributeError:
+        raise AttributeError(f"module 'mcp_types' has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:

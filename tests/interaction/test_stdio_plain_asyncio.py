@@ -34,7 +34,8 @@ def test_tool_calls_are_answered_under_a_bare_asyncio_run(server: RawServer) -> 
             request_id += 1
             answer = server.request(_call(request_id, name, a=a, b=10))
             assert answer == {"jsonrpc": "2.0", "id": request_id, "result": {
-                "content": [{"type": "text", "text": str(a + 10)}], "structuredContent": {"result": a + 10}}}
+                "content": [{"type": "text", "text": str(a + 10)}], "structuredContent": {"result": a + 10},
+                "isError": False}}
 
 
 def test_a_low_level_handler_that_waits_inside_a_timeout_is_answered(server: RawServer) -> None:

@@ -74,6 +74,25 @@ def _examples(kind: str) -> list[Any]:
     ]
 
 
+MODEL_DEFAULTS = {"isError": False, "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+"""Top-level members a result model sends even when the example leaves them out (their defaults)."""
+
+SAME_NAMED_TARGET: dict[str, Any] = {"CreateMessageResult": types.InputResponse}
+"""Folders whose examples span two of our models: the schema's one `CreateMessageResult` is our
+`CreateMessageResult` (one plain block) or `CreateMessageResultWithTools` (lists, tool use)."""
+
+
+def _as_sent(wire: Any, data: Any) -> Any:
+    """`wire` without the defaulted members `data` leaves out (see `MODEL_DEFAULTS`)."""
+    if not isinstance(wire, dict) or not isinstance(data, dict):
+        return wire
+    return {
+        key: value
+        for key, value in cast("dict[str, Any]", wire).items()
+        if key in data or MODEL_DEFAULTS.get(key, ...) != value
+    }
+
+
 def _round_trip(target: Any, data: Any) -> tuple[Any, Any]:
     """Validate `data` into `target` (a model or a type alias) and dump it back to the wire."""
     if isinstance(target, type) and issubclass(target, types.MCPModel):
@@ -102,8 +121,9 @@ def test_every_example_folder_names_a_type_we_model() -> None:
 @pytest.mark.parametrize("path", _examples("plain"))
 def test_a_bare_example_round_trips_through_the_model_of_the_same_name(path: Path) -> None:
     data = _load(path)
-    _, wire = _round_trip(getattr(types, path.parent.name), copy.deepcopy(data))
-    assert wire == data
+    target = SAME_NAMED_TARGET.get(path.parent.name) or getattr(types, path.parent.name)
+    _, wire = _round_trip(target, copy.deepcopy(data))
+    assert _as_sent(wire, data) == data
 
 
 @pytest.mark.parametrize("path", _examples("envelope"))
@@ -140,7 +160,7 @@ def test_a_result_response_example_round_trips_and_its_result_parses_as_the_meth
 
     result_name = path.parent.name.removesuffix("Response")
     result, wire = _round_trip(getattr(types, result_name), copy.deepcopy(data["result"]))
-    assert wire == data["result"]
+    assert _as_sent(wire, data["result"]) == data["result"]
     info = _method_of_result(result_name)
     assert isinstance(result, info.result_types("2026-07-28"))
     parsed = types.server_result_adapter.validate_python(copy.deepcopy(data["result"]))

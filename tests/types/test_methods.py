@@ -76,7 +76,8 @@ def test_the_requests_answered_with_input_required_are_those_the_schema_says() -
 def test_each_entry_resolves_to_models_that_agree_with_it(info: methods.MethodInfo) -> None:
     message = info.message_type()
     assert message.model_fields["method"].default == info.name
-    assert getattr(message, "name_param", None) == info.name_param
+    if info.kind == "request":  # core methods: the transport's method table names the header
+        assert message.name_param is None
     params_annotation = message.model_fields["params"].annotation
     params = info.params_type()
     accepted = {params} | set(typing.get_args(params_annotation)) | {params_annotation}

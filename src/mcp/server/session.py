@@ -131,6 +131,21 @@ def _result_models(method: str, version: str, result_type: Any) -> tuple[Any, ..
     return (own, *(getattr(mcp.types, name) for name in alternatives if name != "InputRequiredResult"))
 
 
+def _given_cache_fields(result: Any) -> frozenset[str]:
+    """Which of `ttlMs`/`cacheScope` the handler chose itself: set on its result model (the model
+    defaults, 0 and "private", are not a choice), or present in its wire dict / mapping."""
+    if type(result) is WireResult:
+        keys: Any = result.wire
+    elif isinstance(result, Mapping):
+        keys = cast("Mapping[str, Any]", result)
+    else:
+        chosen: set[str] = getattr(result, "model_fields_set", set())
+        return frozenset(wire for field, wire in _CACHE_FIELDS if field in chosen)
+    return frozenset(wire for field, wire in _CACHE_FIELDS if wire in keys or field in keys)
+
+
+_CACHE_FIELDS = (("ttl_ms", "ttlMs"), ("cache_scope", "cacheScope"))
+
 CACHEABLE_METHODS = frozenset(
     {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover"}
 )
@@ -307,10 +322,14 @@ class ServerSession:
             meta = wire.get("_meta")
             wire["_meta"] = {**meta, SERVER_INFO_META_KEY: self.server.server_info_wire} if meta else {
                 SERVER_INFO_META_KEY: self.server.server_info_wire}
-            if method in CACHEABLE_METHODS and ("ttlMs" not in wire or "cacheScope" not in wire):
-                ttl, scope = self.server.cache_hint_for(method)  # explicit result fields win, per field
-                wire.setdefault("ttlMs", ttl)
-                wire.setdefault("cacheScope", scope)
+            if method in CACHEABLE_METHODS:
+                given = _given_cache_fields(result)
+                if len(given) < 2:
+                    ttl, scope = self.server.cache_hint_for(method)  # explicit result fields win, per field
+                    if "ttlMs" not in given:
+                        wire["ttlMs"] = ttl
+                    if "cacheScope" not in given:
+                        wire["cacheScope"] = scope
             return wire
         if wire.get("resultType") == "input_required":
             logger.error("%s returned an InputRequiredResult on a %s connection, which cannot carry one", method, version)
@@ -392,7 +411,7 @@ class ServerSession:
                              tool_choice: Any = None, related_request_id: Any = None) -> Any:
         """`sampling/createMessage` to the client (handshake-era back-channel only; deprecated)."""
         warn_deprecated("sampling")
-        from mcp.types import CreateMessageRequestParams, CreateMessageResult
+        from mcp.types import CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools
 
         params = CreateMessageRequestParams(
             messages=messages, max_tokens=max_tokens, system_prompt=system_prompt,
@@ -401,7 +420,8 @@ class ServerSession:
             model_preferences=model_preferences, tools=tools, tool_choice=tool_choice,
         )
         raw = await self.send_request("sampling/createMessage", params.to_wire())
-        return CreateMessageResult.model_validate(raw)
+        # with tools in play the answer may be a list or hold tool-use blocks
+        return (CreateMessageResultWithTools if tools else CreateMessageResult).model_validate(raw)
 
     async def elicit_form(self, message: str, requested_schema: dict[str, Any], related_request_id: Any = None) -> Any:
         from mcp.types import ElicitResult

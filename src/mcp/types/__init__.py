@@ -43,10 +43,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Role", "Cursor", "ProgressToken", "RequestId", "RequestParams", "PaginatedRequestParams",
         "NotificationParams", "Result", "PaginatedResult", "CacheableResult", "EmptyResult",
         "ErrorData", "Icon", "Annotations", "BaseMetadata", "IconTheme", "ResultType",
-        "RequestParamsMeta",
+        "RequestParamsMeta", "CORE_RESULT_TYPES",
     ),
     "_content": (
-        "TextContent", "ImageContent", "AudioContent", "ResourceContents", "TextResourceContents",
+        "TextContent", "ImageContent", "AudioContent", "Resource", "ResourceContents", "TextResourceContents",
         "BlobResourceContents", "EmbeddedResource", "ResourceLink", "ToolUseContent",
         "ToolResultContent", "ContentBlock", "Content",
     ),
@@ -70,7 +70,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "JSONRPCMessage", "jsonrpc_message_adapter",
     ),
     "_resources": (
-        "Resource", "ResourceTemplate", "ListResourcesRequestParams", "ListResourcesRequest",
+        "ResourceTemplate", "ListResourcesRequestParams", "ListResourcesRequest",
         "ListResourcesResult", "ListResourceTemplatesRequestParams", "ListResourceTemplatesRequest",
         "ListResourceTemplatesResult", "ResourceRequestParams", "ReadResourceRequestParams",
         "ReadResourceRequest", "ReadResourceResult", "SubscribeRequestParams", "SubscribeRequest",

@@ -39,7 +39,8 @@ class MCPModel(BaseModel):
 
 
 class OpenMCPModel(MCPModel):
-    """A model whose unknown fields are kept and passed through (results, capabilities)."""
+    """A model whose unknown fields are kept and passed through (the subscription filter, which
+    extensions extend)."""
 
     model_config = ConfigDict(extra="allow")
 

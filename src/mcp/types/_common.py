@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal, get_args
 
 from pydantic import Field
 from typing_extensions import NotRequired, TypedDict
 
-from mcp.types._base import MCPModel, Meta, OpenMCPModel, meta_field
+from mcp.types._base import MCPModel, Meta, meta_field
 
 Role = Literal["user", "assistant"]
 Cursor = str
@@ -17,27 +17,26 @@ IconTheme = Literal["light", "dark"]
 ResultType = Literal["complete", "input_required"] | str
 """A result's `resultType` tag (2026-07-28); an absent tag means "complete". The set is open."""
 
-RequestParamsMeta = TypedDict(
-    "RequestParamsMeta",
-    {
-        "progressToken": NotRequired[ProgressToken],
-        "io.modelcontextprotocol/protocolVersion": NotRequired[str],
-        "io.modelcontextprotocol/clientCapabilities": NotRequired[dict[str, Any]],
-        "io.modelcontextprotocol/clientInfo": NotRequired[dict[str, Any]],
-        "io.modelcontextprotocol/logLevel": NotRequired[str],
-    },
-    extra_items=Any,
-)
-"""The keys a request's `_meta` may carry, spelled as on the wire (the schema's `RequestMetaObject`).
+_CoreResultType = Literal["complete", "input_required"]
+CORE_RESULT_TYPES: Final[frozenset[str]] = frozenset(get_args(_CoreResultType))
+"""The `resultType` tags the core protocol owns; an extension may not claim them."""
 
-A typing aid only: `RequestParams.meta` stays a plain dict so unknown keys pass through untouched.
-"""
+
+class RequestParamsMeta(TypedDict, extra_items=Any):
+    """The keys a request's `_meta` may carry (the schema's `RequestMetaObject`).
+
+    `progress_token` is spelled `progressToken` on the wire (the model's alias rule applies); any
+    other key, such as the reserved `io.modelcontextprotocol/*` ones (`*_META_KEY` constants),
+    passes through as given.
+    """
+
+    progress_token: NotRequired[ProgressToken]
 
 
 class RequestParams(MCPModel):
     """Params common to every request: the `_meta` envelope."""
 
-    meta: Meta | None = meta_field()
+    meta: RequestParamsMeta | None = meta_field()
 
 
 class PaginatedRequestParams(RequestParams):
@@ -48,11 +47,14 @@ class NotificationParams(MCPModel):
     meta: Meta | None = meta_field()
 
 
-class Result(OpenMCPModel):
-    """Base of every result. `result_type` is the 2026-07-28 `resultType` ("complete" when absent)."""
+class Result(MCPModel):
+    """Base of every result.
+
+    The 2026-07-28 `resultType` tag is declared by each result that has one ("complete" by
+    default); the session layer drops it, with every other field a revision lacks, on older wires.
+    """
 
     meta: Meta | None = meta_field()
-    result_type: str | None = None
 
 
 class PaginatedResult(Result):
@@ -60,14 +62,23 @@ class PaginatedResult(Result):
 
 
 class CacheableResult(Result):
-    """2026-07-28 list/read/discover results carry caching hints."""
+    """2026-07-28 list/read/discover results carry caching hints (both required there).
 
-    ttl_ms: int | None = None
-    cache_scope: Literal["private", "public"] | None = None
+    The defaults (immediately stale, private) keep a handler that sets neither valid without
+    enabling shared caching; a server-wide hint fills whichever one the handler left unset.
+    """
+
+    ttl_ms: int = Field(default=0, ge=0)
+    cache_scope: Literal["public", "private"] = "private"
 
 
 class EmptyResult(Result):
-    """A result with no fields (ping, subscribe, setLevel...)."""
+    """A result with no fields (ping, subscribe, setLevel...).
+
+    `result_type` stays None so it dumps as `{}`; a 2026-07-28 session adds `resultType` itself.
+    """
+
+    result_type: ResultType | None = None
 
 
 class ErrorData(MCPModel):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
-from pydantic import Field
+from typing import Literal
 
 from mcp.types._base import MCPModel
-from mcp.types._common import RequestParams, Result
+from mcp.types._common import RequestParams, Result, ResultType
 from mcp.types._messages import Request
 
 __all__ = [
@@ -50,7 +48,7 @@ class CompletionContext(MCPModel):
 
 
 class CompleteRequestParams(RequestParams):
-    ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
+    ref: ResourceTemplateReference | PromptReference
     argument: CompletionArgument
     context: CompletionContext | None = None
 
@@ -61,10 +59,12 @@ class CompleteRequest(Request[CompleteRequestParams, Literal["completion/complet
 
 
 class Completion(MCPModel):
-    values: list[str] = Field(max_length=100)
+    values: list[str]
+    """The spec allows at most 100 values per response (not enforced here, as in the official SDK)."""
     total: int | None = None
     has_more: bool | None = None
 
 
 class CompleteResult(Result):
     completion: Completion
+    result_type: ResultType = "complete"

@@ -6,9 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
-
-from pydantic import Discriminator, Tag
+from typing import Any, Literal
 
 from mcp.types._base import MCPModel
 from mcp.types._common import NotificationParams, RequestParams, Result
@@ -57,17 +55,8 @@ class ElicitRequestURLParams(RequestParams):
     """Task augmentation (2025-11-25 only)."""
 
 
-def _elicit_mode(value: Any) -> str:
-    if isinstance(value, dict):
-        return "url" if cast("dict[str, Any]", value).get("mode") == "url" else "form"
-    return "url" if isinstance(value, ElicitRequestURLParams) else "form"
-
-
-ElicitRequestParams = Annotated[
-    Annotated[ElicitRequestFormParams, Tag("form")] | Annotated[ElicitRequestURLParams, Tag("url")],
-    Discriminator(_elicit_mode),
-]
-"""Form or URL params, told apart by `mode` (absent means form)."""
+ElicitRequestParams = ElicitRequestURLParams | ElicitRequestFormParams
+"""Form or URL params: a plain union, so `isinstance` works; without `mode` they are form params."""
 
 
 class ElicitRequest(Request[ElicitRequestParams, Literal["elicitation/create"]]):

@@ -5,14 +5,12 @@ its `input_requests` and retries the same request carrying `input_responses` and
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
-
-from pydantic import Discriminator, Field, Tag
+from typing import Literal
 
 from mcp.types._common import RequestParams, Result
 from mcp.types._elicitation import ElicitRequest, ElicitResult
 from mcp.types._roots import ListRootsRequest, ListRootsResult
-from mcp.types._sampling import CreateMessageRequest, CreateMessageResult
+from mcp.types._sampling import CreateMessageRequest, CreateMessageResult, CreateMessageResultWithTools
 
 __all__ = [
     "InputRequest",
@@ -24,32 +22,16 @@ __all__ = [
 ]
 
 
-InputRequest = Annotated[
-    CreateMessageRequest | ListRootsRequest | ElicitRequest, Field(discriminator="method")
-]
+InputRequest = CreateMessageRequest | ListRootsRequest | ElicitRequest
 """One request the client must fulfil: elicitation, sampling or roots, told apart by `method`."""
 
 InputRequests = dict[str, InputRequest]
 """Server-chosen keys to the requests; the answers come back under the same keys."""
 
 
-def _response_kind(value: Any) -> str:
-    if isinstance(value, dict):
-        if "action" in value:
-            return "elicit"
-        return "roots" if "roots" in value else "sampling"
-    if isinstance(value, ElicitResult):
-        return "elicit"
-    return "roots" if isinstance(value, ListRootsResult) else "sampling"
-
-
-InputResponse = Annotated[
-    Annotated[CreateMessageResult, Tag("sampling")]
-    | Annotated[ListRootsResult, Tag("roots")]
-    | Annotated[ElicitResult, Tag("elicit")],
-    Discriminator(_response_kind),
-]
-"""The client's answer to one input request (told apart by `action` / `roots` / neither)."""
+InputResponse = CreateMessageResult | CreateMessageResultWithTools | ListRootsResult | ElicitResult
+"""The client's answer to one input request. `CreateMessageResultWithTools` is the array-content
+variant of the schema's one `CreateMessageResult`."""
 
 InputResponses = dict[str, InputResponse]
 """Answers keyed like the `InputRequests` they fulfil."""
@@ -58,7 +40,7 @@ InputResponses = dict[str, InputResponse]
 class InputRequiredResult(Result):
     """The server needs input first. At least one of the two fields is present on the wire."""
 
-    result_type: Literal["input_required"] = "input_required"  # pyright: ignore[reportIncompatibleVariableOverride]
+    result_type: Literal["input_required"] = "input_required"
     input_requests: InputRequests | None = None
     request_state: str | None = None
 

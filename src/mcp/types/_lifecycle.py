@@ -4,81 +4,91 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from mcp.types._base import MCPModel, OpenMCPModel
-from mcp.types._common import CacheableResult, Icon, NotificationParams, RequestParams, Result
+from mcp.types._base import MCPModel
+from mcp.types._common import (
+    BaseMetadata,
+    CacheableResult,
+    Icon,
+    NotificationParams,
+    RequestParams,
+    Result,
+    ResultType,
+)
 from mcp.types._messages import Notification, Request
+from mcp.types._tasks import ClientTasksCapability, ServerTasksCapability
 
 
-class Implementation(MCPModel):
-    name: str
+class Implementation(BaseMetadata):
+    """Who a client or server is (`clientInfo` / `serverInfo`)."""
+
     version: str = ""
-    title: str | None = None
     description: str | None = None
     website_url: str | None = None
     icons: list[Icon] | None = None
 
 
-class RootsCapability(OpenMCPModel):
+class RootsCapability(MCPModel):
     list_changed: bool | None = None
 
 
-class SamplingToolsCapability(OpenMCPModel):
+class SamplingToolsCapability(MCPModel):
     pass
 
 
-class SamplingContextCapability(OpenMCPModel):
+class SamplingContextCapability(MCPModel):
     pass
 
 
-class SamplingCapability(OpenMCPModel):
+class SamplingCapability(MCPModel):
     context: SamplingContextCapability | None = None
     tools: SamplingToolsCapability | None = None
 
 
-class FormElicitationCapability(OpenMCPModel):
+class FormElicitationCapability(MCPModel):
     pass
 
 
-class UrlElicitationCapability(OpenMCPModel):
+class UrlElicitationCapability(MCPModel):
     pass
 
 
-class ElicitationCapability(OpenMCPModel):
+class ElicitationCapability(MCPModel):
     form: FormElicitationCapability | None = None
     url: UrlElicitationCapability | None = None
 
 
-class ClientCapabilities(OpenMCPModel):
+class ClientCapabilities(MCPModel):
     experimental: dict[str, dict[str, Any]] | None = None
-    roots: RootsCapability | None = None
     sampling: SamplingCapability | None = None
     elicitation: ElicitationCapability | None = None
+    roots: RootsCapability | None = None
     extensions: dict[str, dict[str, Any]] | None = None
-    tasks: dict[str, Any] | None = None
+    tasks: ClientTasksCapability | None = None
+    """Task-augmented requests the client accepts (2025-11-25 only)."""
 
 
-class PromptsCapability(OpenMCPModel):
+class PromptsCapability(MCPModel):
     list_changed: bool | None = None
 
 
-class ResourcesCapability(OpenMCPModel):
+class ResourcesCapability(MCPModel):
     subscribe: bool | None = None
     list_changed: bool | None = None
 
 
-class ToolsCapability(OpenMCPModel):
+class ToolsCapability(MCPModel):
     list_changed: bool | None = None
 
 
-class LoggingCapability(OpenMCPModel):
+class LoggingCapability(MCPModel):
     pass
 
 
-class CompletionsCapability(OpenMCPModel):
+class CompletionsCapability(MCPModel):
     pass
 
 
-class ServerCapabilities(OpenMCPModel):
+class ServerCapabilities(MCPModel):
     experimental: dict[str, dict[str, Any]] | None = None
     logging: LoggingCapability | None = None
     completions: CompletionsCapability | None = None
@@ -86,7 +96,8 @@ class ServerCapabilities(OpenMCPModel):
     resources: ResourcesCapability | None = None
     tools: ToolsCapability | None = None
     extensions: dict[str, dict[str, Any]] | None = None
-    tasks: dict[str, Any] | None = None
+    tasks: ServerTasksCapability | None = None
+    """Task-augmented requests the server accepts (2025-11-25 only)."""
 
 
 class InitializeRequestParams(RequestParams):
@@ -109,15 +120,13 @@ class InitializeResult(Result):
     instructions: str | None = None
 
 
-class InitializedNotificationParams(NotificationParams):
-    pass
+InitializedNotificationParams = NotificationParams
+"""The params of `notifications/initialized`: just `_meta`."""
 
 
-class InitializedNotification(
-    Notification[InitializedNotificationParams | None, Literal["notifications/initialized"]]
-):
+class InitializedNotification(Notification[NotificationParams | None, Literal["notifications/initialized"]]):
     method: Literal["notifications/initialized"] = "notifications/initialized"
-    params: InitializedNotificationParams | None = None
+    params: NotificationParams | None = None
 
 
 class PingRequest(Request[RequestParams | None, Literal["ping"]]):
@@ -127,18 +136,19 @@ class PingRequest(Request[RequestParams | None, Literal["ping"]]):
     params: RequestParams | None = None
 
 
-class DiscoverRequestParams(RequestParams):
-    pass
+DiscoverRequestParams = RequestParams
+"""The params of `server/discover`: just `_meta`."""
 
 
-class DiscoverRequest(Request[DiscoverRequestParams | None, Literal["server/discover"]]):
+class DiscoverRequest(Request[RequestParams | None, Literal["server/discover"]]):
     """Asks a 2026-07-28 server for its versions, capabilities and instructions."""
 
     method: Literal["server/discover"] = "server/discover"
-    params: DiscoverRequestParams | None = None
+    params: RequestParams | None = None
 
 
 class DiscoverResult(CacheableResult):
     supported_versions: list[str]
     capabilities: ServerCapabilities
     instructions: str | None = None
+    result_type: ResultType = "complete"

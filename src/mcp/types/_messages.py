@@ -121,14 +121,18 @@ def _message_kind(value: Any) -> str | None:
     return None
 
 
-JSONRPCMessage = Annotated[
+JSONRPCMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse | JSONRPCError
+"""Any JSON-RPC message: a plain union, so `isinstance(message, JSONRPCMessage)` works."""
+
+_TaggedJSONRPCMessage = Annotated[
     Annotated[JSONRPCRequest, Tag("request")]
     | Annotated[JSONRPCNotification, Tag("notification")]
     | Annotated[JSONRPCResponse, Tag("response")]
     | Annotated[JSONRPCError, Tag("error")],
     Discriminator(_message_kind),
 ]
-"""Any JSON-RPC message, told apart by its keys (`method`+`id`, `method`, `result`, `error`)."""
+"""What `jsonrpc_message_adapter` validates: the members told apart by their keys (`method`+`id`,
+`method`, `result`, `error`) rather than tried in turn."""
 
 _KIND_OF_CLASS: dict[type[Any], str] = {
     JSONRPCRequest: "request",
@@ -137,5 +141,5 @@ _KIND_OF_CLASS: dict[type[Any], str] = {
     JSONRPCError: "error",
 }
 
-jsonrpc_message_adapter: TypeAdapter[JSONRPCMessage] = TypeAdapter(JSONRPCMessage, config=DEFERRED)
+jsonrpc_message_adapter: TypeAdapter[JSONRPCMessage] = TypeAdapter(_TaggedJSONRPCMessage, config=DEFERRED)
 """Validates any JSON-RPC message; built on first use."""

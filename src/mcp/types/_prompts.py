@@ -11,12 +11,14 @@ from mcp.types._common import (
     Icon,
     NotificationParams,
     PaginatedRequestParams,
+    PaginatedResult,
     Result,
+    ResultType,
     Role,
 )
-from mcp.types._content import ContentBlock
+from mcp.types._content import ContentBlockField
 from mcp.types._input_required import InputResponseRequestParams
-from mcp.types._messages import Notification, Request
+from mcp.types._messages import Notification, PaginatedRequest, Request
 
 __all__ = [
     "GetPromptRequest",
@@ -46,21 +48,20 @@ class Prompt(BaseMetadata):
 
 class PromptMessage(MCPModel):
     role: Role
-    content: ContentBlock
+    content: ContentBlockField
 
 
-class ListPromptsRequestParams(PaginatedRequestParams):
-    pass
+ListPromptsRequestParams = PaginatedRequestParams
+"""The params of `prompts/list`: the cursor."""
 
 
-class ListPromptsRequest(Request[ListPromptsRequestParams | None, Literal["prompts/list"]]):
+class ListPromptsRequest(PaginatedRequest[Literal["prompts/list"]]):
     method: Literal["prompts/list"] = "prompts/list"
-    params: ListPromptsRequestParams | None = None
 
 
-class ListPromptsResult(CacheableResult):
+class ListPromptsResult(PaginatedResult, CacheableResult):
     prompts: list[Prompt]
-    next_cursor: str | None = None
+    result_type: ResultType = "complete"
 
 
 class GetPromptRequestParams(InputResponseRequestParams):
@@ -69,7 +70,6 @@ class GetPromptRequestParams(InputResponseRequestParams):
 
 
 class GetPromptRequest(Request[GetPromptRequestParams, Literal["prompts/get"]]):
-    name_param = "name"
     method: Literal["prompts/get"] = "prompts/get"
     params: GetPromptRequestParams
 
@@ -77,6 +77,7 @@ class GetPromptRequest(Request[GetPromptRequestParams, Literal["prompts/get"]]):
 class GetPromptResult(Result):
     description: str | None = None
     messages: list[PromptMessage]
+    result_type: ResultType = "complete"
 
 
 class PromptListChangedNotification(

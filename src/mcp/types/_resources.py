@@ -16,11 +16,13 @@ from mcp.types._common import (
     Icon,
     NotificationParams,
     PaginatedRequestParams,
+    PaginatedResult,
     RequestParams,
+    ResultType,
 )
-from mcp.types._content import BlobResourceContents, TextResourceContents
+from mcp.types._content import BlobResourceContents, Resource, TextResourceContents
 from mcp.types._input_required import InputResponseRequestParams
-from mcp.types._messages import Notification, Request
+from mcp.types._messages import Notification, PaginatedRequest, Request
 
 __all__ = [
     "ListResourceTemplatesRequest",
@@ -32,7 +34,6 @@ __all__ = [
     "ReadResourceRequest",
     "ReadResourceRequestParams",
     "ReadResourceResult",
-    "Resource",
     "ResourceListChangedNotification",
     "ResourceRequestParams",
     "ResourceTemplate",
@@ -45,17 +46,6 @@ __all__ = [
 ]
 
 
-class Resource(BaseMetadata):
-    uri: str
-    description: str | None = None
-    mime_type: str | None = None
-    size: int | None = None
-    """Bytes of the raw content (before base64), if known."""
-    icons: list[Icon] | None = None
-    annotations: Annotations | None = None
-    meta: Meta | None = meta_field()
-
-
 class ResourceTemplate(BaseMetadata):
     uri_template: str
     """An RFC 6570 URI template."""
@@ -66,34 +56,30 @@ class ResourceTemplate(BaseMetadata):
     meta: Meta | None = meta_field()
 
 
-class ListResourcesRequestParams(PaginatedRequestParams):
-    pass
+ListResourcesRequestParams = PaginatedRequestParams
+"""The params of `resources/list`: the cursor."""
 
 
-class ListResourcesRequest(Request[ListResourcesRequestParams | None, Literal["resources/list"]]):
+class ListResourcesRequest(PaginatedRequest[Literal["resources/list"]]):
     method: Literal["resources/list"] = "resources/list"
-    params: ListResourcesRequestParams | None = None
 
 
-class ListResourcesResult(CacheableResult):
+class ListResourcesResult(PaginatedResult, CacheableResult):
     resources: list[Resource]
-    next_cursor: str | None = None
+    result_type: ResultType = "complete"
 
 
-class ListResourceTemplatesRequestParams(PaginatedRequestParams):
-    pass
+ListResourceTemplatesRequestParams = PaginatedRequestParams
+"""The params of `resources/templates/list`: the cursor."""
 
 
-class ListResourceTemplatesRequest(
-    Request[ListResourceTemplatesRequestParams | None, Literal["resources/templates/list"]]
-):
+class ListResourceTemplatesRequest(PaginatedRequest[Literal["resources/templates/list"]]):
     method: Literal["resources/templates/list"] = "resources/templates/list"
-    params: ListResourceTemplatesRequestParams | None = None
 
 
-class ListResourceTemplatesResult(CacheableResult):
+class ListResourceTemplatesResult(PaginatedResult, CacheableResult):
     resource_templates: list[ResourceTemplate]
-    next_cursor: str | None = None
+    result_type: ResultType = "complete"
 
 
 class ResourceRequestParams(RequestParams):
@@ -107,13 +93,13 @@ class ReadResourceRequestParams(InputResponseRequestParams):
 
 
 class ReadResourceRequest(Request[ReadResourceRequestParams, Literal["resources/read"]]):
-    name_param = "uri"
     method: Literal["resources/read"] = "resources/read"
     params: ReadResourceRequestParams
 
 
 class ReadResourceResult(CacheableResult):
     contents: list[TextResourceContents | BlobResourceContents]
+    result_type: ResultType = "complete"
 
 
 class SubscribeRequestParams(ResourceRequestParams):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import FileUrl
+
 from mcp.types._base import MCPModel, Meta, meta_field
 from mcp.types._common import NotificationParams, RequestParams, Result
 from mcp.types._messages import Notification, Request
@@ -16,8 +18,8 @@ __all__ = ["ListRootsRequest", "ListRootsResult", "Root", "RootsListChangedNotif
 
 
 class Root(MCPModel):
-    uri: str
-    """A `file://` URI."""
+    uri: FileUrl
+    """A `file://` URI (the only scheme the spec allows for now)."""
     name: str | None = None
     meta: Meta | None = meta_field()
 

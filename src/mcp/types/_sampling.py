@@ -7,9 +7,9 @@ A server->client request through 2025-11-25; on 2026-07-28 it rides inside an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field, GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler
 from pydantic_core import CoreSchema
 
 from mcp.types._base import MCPModel, Meta, meta_field
@@ -57,13 +57,10 @@ IncludeContext = Literal["none", "thisServer", "allServers"]
 StopReason = Literal["endTurn", "stopSequence", "maxTokens", "toolUse"] | str
 """Why sampling stopped; open to provider-specific reasons."""
 
-SamplingContent = Annotated[TextContent | ImageContent | AudioContent, Field(discriminator="type")]
+SamplingContent = TextContent | ImageContent | AudioContent
 """A single content block of a plain (tool-less) sampling exchange."""
 
-SamplingMessageContentBlock = Annotated[
-    TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
-    Field(discriminator="type"),
-]
+SamplingMessageContentBlock = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent
 """Any content block a sampling message may carry."""
 
 
@@ -85,9 +82,10 @@ class ModelHint(MCPModel):
 
 class ModelPreferences(MCPModel):
     hints: list[ModelHint] | None = None
-    cost_priority: float | None = Field(default=None, ge=0.0, le=1.0)
-    speed_priority: float | None = Field(default=None, ge=0.0, le=1.0)
-    intelligence_priority: float | None = Field(default=None, ge=0.0, le=1.0)
+    cost_priority: float | None = None
+    """0 (cost does not matter) to 1 (cost matters most); the range is advisory, not enforced."""
+    speed_priority: float | None = None
+    intelligence_priority: float | None = None
 
 
 class ToolChoice(MCPModel):
@@ -116,7 +114,17 @@ class CreateMessageRequest(Request[CreateMessageRequestParams, Literal["sampling
 
 
 class CreateMessageResult(Result):
-    """The sampled message. `content` is one block, or a list when tools were in play."""
+    """The sampled message, for a request without tools: one text, image or audio block."""
+
+    role: Role
+    content: SamplingContent
+    model: str
+    stop_reason: StopReason | None = None
+
+
+class CreateMessageResultWithTools(Result):
+    """The sampled message when tools were in play (2025-11-25+): one block or a list, which may
+    hold tool-use blocks (`stop_reason` "toolUse")."""
 
     role: Role
     content: SamplingMessageContentBlock | list[SamplingMessageContentBlock]
@@ -127,7 +135,3 @@ class CreateMessageResult(Result):
     def content_as_list(self) -> list[SamplingMessageContentBlock]:
         """The content as a list, whether one block or several were sent."""
         return self.content if isinstance(self.content, list) else [self.content]
-
-
-class CreateMessageResultWithTools(CreateMessageResult):
-    """The official SDK's name for a sampling result that may hold tool-use blocks."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 from mcp.types._base import OpenMCPModel
-from mcp.types._common import NotificationParams, RequestParams, Result
+from mcp.types._common import NotificationParams, RequestParams, Result, ResultType
 from mcp.types._messages import Notification, Request
 
 __all__ = [
@@ -43,6 +43,8 @@ class SubscriptionsListenResult(Result):
 
     `_meta["io.modelcontextprotocol/subscriptionId"]` names the stream.
     """
+
+    result_type: ResultType = "complete"
 
 
 class SubscriptionsAcknowledgedNotificationParams(NotificationParams):

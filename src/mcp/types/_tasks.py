@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import SerializationInfo, SerializerFunctionWrapHandler, model_serializer
 
-from mcp.types._base import MCPModel, OpenMCPModel
+from mcp.types._base import MCPModel
 from mcp.types._common import NotificationParams, PaginatedResult, RequestParams, Result
 from mcp.types._messages import Notification, PaginatedRequest, Request
 
@@ -115,7 +115,8 @@ class GetTaskPayloadRequest(Request[GetTaskPayloadRequestParams, Literal["tasks/
 
 
 class GetTaskPayloadResult(Result):
-    """The finished task's result; its fields (those of the original request's result) are kept."""
+    """The finished task's result. Its fields are those of the original request's result, which this
+    model does not keep: validate the answer as that result type (e.g. `CallToolResult`) instead."""
 
 
 class CancelTaskRequestParams(RequestParams):
@@ -150,57 +151,57 @@ class TaskStatusNotification(
     params: TaskStatusNotificationParams
 
 
-class TasksListCapability(OpenMCPModel):
+class TasksListCapability(MCPModel):
     pass
 
 
-class TasksCancelCapability(OpenMCPModel):
+class TasksCancelCapability(MCPModel):
     pass
 
 
-class TasksCreateMessageCapability(OpenMCPModel):
+class TasksCreateMessageCapability(MCPModel):
     pass
 
 
-class TasksSamplingCapability(OpenMCPModel):
+class TasksSamplingCapability(MCPModel):
     create_message: TasksCreateMessageCapability | None = None
 
 
-class TasksCreateElicitationCapability(OpenMCPModel):
+class TasksCreateElicitationCapability(MCPModel):
     pass
 
 
-class TasksElicitationCapability(OpenMCPModel):
+class TasksElicitationCapability(MCPModel):
     create: TasksCreateElicitationCapability | None = None
 
 
-class ClientTasksRequestsCapability(OpenMCPModel):
+class ClientTasksRequestsCapability(MCPModel):
     sampling: TasksSamplingCapability | None = None
     elicitation: TasksElicitationCapability | None = None
 
 
-class ClientTasksCapability(OpenMCPModel):
-    """`ClientCapabilities.tasks` (which stays a plain dict there; validate it with this model)."""
+class ClientTasksCapability(MCPModel):
+    """`ClientCapabilities.tasks`."""
 
     list: TasksListCapability | None = None
     cancel: TasksCancelCapability | None = None
     requests: ClientTasksRequestsCapability | None = None
 
 
-class TasksCallCapability(OpenMCPModel):
+class TasksCallCapability(MCPModel):
     pass
 
 
-class TasksToolsCapability(OpenMCPModel):
+class TasksToolsCapability(MCPModel):
     call: TasksCallCapability | None = None
 
 
-class ServerTasksRequestsCapability(OpenMCPModel):
+class ServerTasksRequestsCapability(MCPModel):
     tools: TasksToolsCapability | None = None
 
 
-class ServerTasksCapability(OpenMCPModel):
-    """`ServerCapabilities.tasks` (a plain dict there; validate it with this model)."""
+class ServerTasksCapability(MCPModel):
+    """`ServerCapabilities.tasks`."""
 
     list: TasksListCapability | None = None
     cancel: TasksCancelCapability | None = None

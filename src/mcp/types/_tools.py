@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
-
 from mcp.types._base import MCPModel, Meta, meta_field
-from mcp.types._common import CacheableResult, Icon, NotificationParams, PaginatedRequestParams, Result
-from mcp.types._content import ContentBlock
+from mcp.types._common import (
+    BaseMetadata,
+    CacheableResult,
+    Icon,
+    NotificationParams,
+    PaginatedRequestParams,
+    PaginatedResult,
+    Result,
+    ResultType,
+)
+from mcp.types._content import ContentBlockField
 from mcp.types._input_required import InputResponseRequestParams
-from mcp.types._messages import Notification, Request
+from mcp.types._messages import Notification, PaginatedRequest, Request
 from mcp.types._tasks import TaskMetadata
 
 
@@ -26,9 +33,7 @@ class ToolExecution(MCPModel):
     task_support: str | None = None
 
 
-class Tool(MCPModel):
-    name: str
-    title: str | None = None
+class Tool(BaseMetadata):
     description: str | None = None
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None = None
@@ -38,18 +43,17 @@ class Tool(MCPModel):
     meta: Meta | None = meta_field()
 
 
-class ListToolsRequestParams(PaginatedRequestParams):
-    pass
+ListToolsRequestParams = PaginatedRequestParams
+"""The params of `tools/list`: the cursor."""
 
 
-class ListToolsRequest(Request[ListToolsRequestParams | None, Literal["tools/list"]]):
+class ListToolsRequest(PaginatedRequest[Literal["tools/list"]]):
     method: Literal["tools/list"] = "tools/list"
-    params: ListToolsRequestParams | None = None
 
 
-class ListToolsResult(CacheableResult):
+class ListToolsResult(PaginatedResult, CacheableResult):
     tools: list[Tool]
-    next_cursor: str | None = None
+    result_type: ResultType = "complete"
 
 
 class CallToolRequestParams(InputResponseRequestParams):
@@ -62,15 +66,19 @@ class CallToolRequestParams(InputResponseRequestParams):
 
 
 class CallToolRequest(Request[CallToolRequestParams, Literal["tools/call"]]):
-    name_param = "name"
     method: Literal["tools/call"] = "tools/call"
     params: CallToolRequestParams
 
 
 class CallToolResult(Result):
-    content: list[ContentBlock] = Field(default_factory=list)  # pyright: ignore[reportUnknownVariableType]
+    """A tool's answer. A failure of the tool itself is a result with `is_error=True` (so the
+    model can see it); an unknown tool or a protocol failure is an error response instead."""
+
+    content: list[ContentBlockField]
     structured_content: Any = None
-    is_error: bool | None = None
+    """Any JSON value on 2026-07-28; a JSON object on 2025-06-18 and 2025-11-25."""
+    is_error: bool = False
+    result_type: ResultType = "complete"
 
 
 class ToolListChangedNotification(

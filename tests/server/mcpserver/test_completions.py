@@ -53,7 +53,7 @@ async def test_the_handler_values_are_returned_in_a_complete_result():
     )
     assert isinstance(result, CompleteResult)
     assert result.completion.values == ["python"]
-    assert result.to_wire() == {"completion": {"values": ["python"]}}
+    assert result.to_wire() == {"completion": {"values": ["python"]}, "resultType": "complete"}
 
 
 @pytest.mark.anyio
@@ -116,7 +116,8 @@ async def test_total_and_has_more_set_by_the_handler_are_kept():
     result = await RegisteredCompletion(sliced).complete(
         PromptReference(name="p"), CompletionArgument(name="a", value="")
     )
-    assert result.to_wire() == {"completion": {"values": ["a", "b"], "total": 200, "hasMore": True}}
+    assert result.to_wire() == {"completion": {"values": ["a", "b"], "total": 200, "hasMore": True},
+                                "resultType": "complete"}
 
 
 @pytest.mark.anyio

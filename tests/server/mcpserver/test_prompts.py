@@ -442,6 +442,7 @@ async def test_render_prompt_returns_a_get_prompt_result_carrying_the_descriptio
     assert isinstance(result, GetPromptResult)
     assert result.description == "Review a piece of code."
     assert result.to_wire() == {
+        "resultType": "complete",
         "description": "Review a piece of code.",
         "messages": [{"role": "user", "content": {"type": "text", "text": "Please review this code:\n\nx"}}],
     }

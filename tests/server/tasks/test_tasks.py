@@ -162,7 +162,8 @@ async def test_a_declaring_client_gets_a_flat_task_handle_then_polls_the_inlined
         done = await wait_for(client, task_id)
     assert done["status"] == "completed" and done["resultType"] == "complete"
     assert done["result"] == {"content": [{"type": "text", "text": "slept 0.05s"}],
-                              "structuredContent": {"result": "slept 0.05s"}}
+                              "structuredContent": {"result": "slept 0.05s"}, "isError": False,
+                              "resultType": "complete"}
     assert "requestState" not in done and "requestState" not in created
     assert seen == {"is_task": True, "task_id": task_id}
 

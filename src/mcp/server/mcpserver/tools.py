@@ -199,8 +199,8 @@ class RegisteredTool:
         plan = self.output
         if plan.structured:
             structured = plan.dump(value)
-            return {"content": to_wire_content(value), "structuredContent": structured}
-        return {"content": to_wire_content(value)}
+            return {"content": to_wire_content(value), "structuredContent": structured, "isError": False}
+        return {"content": to_wire_content(value), "isError": False}
 
     def _failure(self, exc: Exception) -> dict[str, Any]:
         """A failed call as the model sees it: an `is_error` result naming the tool."""

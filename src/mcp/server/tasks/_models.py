@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp.types import Result
+from mcp.types import Result, ResultType
 
 
 class CreateTaskResult(Result):
     """A `tools/call` answered with a task handle: `resultType: "task"` and the `Task` fields, flat."""
+
+    result_type: ResultType | None = None
+    """"task" on the handle; unset elsewhere, where the session sends "complete"."""
 
     task_id: str
     status: str
