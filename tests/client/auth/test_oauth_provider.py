@@ -456,11 +456,13 @@ async def test_an_unusable_registered_auth_method_is_a_registration_error(world:
         await world.call(world.provider())
 
 
-async def test_web_redirect_uris_register_as_a_web_application(world: Any) -> None:
-    metadata = OAuthClientMetadata(redirect_uris=[AnyUrl("https://app.example.com/callback")])
+async def test_registration_sends_native_unless_the_client_says_web(world: Any) -> None:
+    assert (await world.call(world.provider())).status_code == 200
+    assert world.auth.registrations[0]["application_type"] == "native"
+    metadata = OAuthClientMetadata(redirect_uris=[AnyUrl("https://app.example.com/callback")], application_type="web")
     assert (await world.call(world.provider(metadata=metadata))).status_code == 200
-    assert world.auth.registrations[0]["application_type"] == "web"
-    assert world.auth.authorize_requests[0]["redirect_uri"] == "https://app.example.com/callback"
+    assert world.auth.registrations[1]["application_type"] == "web"
+    assert world.auth.authorize_requests[1]["redirect_uri"] == "https://app.example.com/callback"
 
 
 # -- token endpoint client authentication ---------------------------------------------------------

@@ -158,13 +158,16 @@ def test_token_type_is_normalized() -> None:
     assert OAuthToken(access_token="x").token_type == "Bearer"
 
 
-def test_identifiers_are_kept_verbatim() -> None:
-    metadata = OAuthMetadata.model_validate({"issuer": "https://as.example", "token_endpoint": "https://as.example/t"})
-    assert metadata.issuer == "https://as.example"
+def test_path_less_identifiers_get_no_trailing_slash() -> None:
+    metadata = OAuthMetadata.model_validate({"issuer": "https://as.example", "authorization_endpoint":
+                                             "https://as.example/a", "token_endpoint": "https://as.example/t"})
+    assert str(metadata.issuer) == "https://as.example"
     prm = ProtectedResourceMetadata.model_validate({"resource": "https://rs.example",
                                                     "authorization_servers": ["https://as.example"]})
-    assert prm.resource == "https://rs.example" and prm.authorization_servers == ["https://as.example"]
+    assert str(prm.resource) == "https://rs.example"
+    assert [str(server) for server in prm.authorization_servers] == ["https://as.example"]
     with pytest.raises(ValidationError):
-        OAuthMetadata.model_validate({"issuer": "not a url", "token_endpoint": "https://as.example/t"})
+        OAuthMetadata.model_validate({"issuer": "not a url", "authorization_endpoint": "https://as.example/a",
+                                      "token_endpoint": "https://as.example/t"})
     with pytest.raises(ValidationError):
         ProtectedResourceMetadata.model_validate({"resource": "https://rs.example", "authorization_servers": []})

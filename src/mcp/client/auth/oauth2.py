@@ -328,13 +328,13 @@ class OAuthClientProvider(httpx.Auth):
         ctx = self.context
         ctx.current_tokens = token
         ctx.update_token_expiry(token)
-        ctx.tokens_issuer = ctx.oauth_metadata.issuer if ctx.oauth_metadata is not None else None
+        ctx.tokens_issuer = str(ctx.oauth_metadata.issuer) if ctx.oauth_metadata is not None else None
         await ctx.storage.set_tokens(token)
 
     async def _store_client_info(self, client_info: OAuthClientInformationFull) -> None:
         ctx = self.context
         ctx.client_info = client_info
-        ctx.client_info_issuer = ctx.oauth_metadata.issuer if ctx.oauth_metadata is not None else None
+        ctx.client_info_issuer = str(ctx.oauth_metadata.issuer) if ctx.oauth_metadata is not None else None
         await ctx.storage.set_client_info(client_info)
 
     # -- the flow -------------------------------------------------------------------------------
@@ -353,8 +353,8 @@ class OAuthClientProvider(httpx.Auth):
                     break
         if prm is not None:
             await self._validate_resource(prm)
-            auth_server_url = prm.authorization_servers[0]
-            ctx.resource = prm.resource
+            auth_server_url = str(prm.authorization_servers[0])
+            ctx.resource = str(prm.resource)
         else:
             logger.debug("no protected resource metadata for %s: 2025-03-26 discovery", ctx.server_url)
             auth_server_url = utils.origin(ctx.server_url)
@@ -398,7 +398,7 @@ class OAuthClientProvider(httpx.Auth):
         return utils.authorization_server_metadata_urls(auth_server_url)
 
     def _check_metadata_issuer(self, auth_server_url: str, metadata: OAuthMetadata) -> None:
-        if not utils.issuers_match(auth_server_url, metadata.issuer):
+        if not utils.issuers_match(auth_server_url, str(metadata.issuer)):
             raise OAuthFlowError(
                 f"Authorization server metadata issuer mismatch: fetched for {auth_server_url!r}, "
                 f"but the document names {metadata.issuer!r}"
@@ -407,19 +407,19 @@ class OAuthClientProvider(httpx.Auth):
     def _default_metadata(self, auth_server_url: str) -> OAuthMetadata:
         """The 2025-03-26 fallback: default endpoint paths on the authorization server."""
         base = auth_server_url.rstrip("/")
-        return OAuthMetadata(
-            issuer=auth_server_url,
-            authorization_endpoint=f"{base}/authorize",
-            token_endpoint=f"{base}/token",
-            registration_endpoint=f"{base}/register",
-        )
+        return OAuthMetadata.model_validate({
+            "issuer": auth_server_url,
+            "authorization_endpoint": f"{base}/authorize",
+            "token_endpoint": f"{base}/token",
+            "registration_endpoint": f"{base}/register",
+        })
 
     async def _validate_resource(self, prm: ProtectedResourceMetadata) -> None:
         ctx = self.context
         if ctx.validate_resource_url is not None:
-            await ctx.validate_resource_url(ctx.server_url, prm.resource)
+            await ctx.validate_resource_url(ctx.server_url, str(prm.resource))
             return
-        if not utils.resource_covers(prm.resource, ctx.server_url):
+        if not utils.resource_covers(str(prm.resource), ctx.server_url):
             raise OAuthFlowError(
                 f"Protected resource {prm.resource!r} does not match the MCP server {ctx.server_url!r}; "
                 "refusing to authorize for it"
@@ -428,7 +428,7 @@ class OAuthClientProvider(httpx.Auth):
     def _use_authorization_server(self, auth_server_url: str, metadata: OAuthMetadata, discovered: bool) -> None:
         """Adopt `metadata`; drop credentials and tokens bound to a different issuer."""
         ctx = self.context
-        issuer = metadata.issuer
+        issuer = str(metadata.issuer)
         if ctx.client_info is not None:
             if ctx.client_info_issuer is None:
                 ctx.client_info_issuer = issuer  # stored or pre-registered: bound to the first issuer seen
@@ -443,7 +443,7 @@ class OAuthClientProvider(httpx.Auth):
             elif ctx.tokens_issuer != issuer:
                 ctx.clear_tokens()
                 ctx.requested_scopes = None
-        elif ctx.auth_server_url is not None and ctx.oauth_metadata is not None and ctx.oauth_metadata.issuer != issuer:
+        elif ctx.auth_server_url is not None and ctx.oauth_metadata is not None and str(ctx.oauth_metadata.issuer) != issuer:
             ctx.requested_scopes = None
         ctx.auth_server_url = auth_server_url
         ctx.oauth_metadata = metadata
@@ -535,16 +535,13 @@ class OAuthClientProvider(httpx.Auth):
         body = ctx.client_metadata.model_dump(mode="json", exclude_none=True)
         if ctx.requested_scopes and "scope" not in body:
             body["scope"] = " ".join(ctx.requested_scopes)
-        if "application_type" not in body:
-            uris = [str(uri) for uri in ctx.client_metadata.redirect_uris or []]
-            body["application_type"] = "native" if all(utils.is_loopback_or_custom(u) for u in uris) else "web"
         if "token_endpoint_auth_method" not in body:
             supported = metadata.token_endpoint_auth_methods_supported or []
             chosen = next((m for m in _SUPPORTED_AUTH_METHODS if m in supported), None)
             if chosen is not None:
                 body["token_endpoint_auth_method"] = chosen
         self._registration_body = body
-        return httpx.Request("POST", endpoint, json=body, headers=_JSON)
+        return httpx.Request("POST", str(endpoint), json=body, headers=_JSON)
 
     async def _handle_registration_response(self, response: httpx.Response) -> None:
         if response.status_code not in (200, 201):
@@ -574,8 +571,6 @@ class OAuthClientProvider(httpx.Auth):
                            pkce: PKCEParameters, state: str) -> str:
         ctx = self.context
         endpoint = metadata.authorization_endpoint
-        if endpoint is None:
-            raise OAuthFlowError(f"Authorization server {metadata.issuer!r} has no authorization_endpoint")
         redirect_uris = client_info.redirect_uris or ctx.client_metadata.redirect_uris
         if not redirect_uris:
             raise OAuthFlowError("The authorization code flow needs a redirect URI in client_metadata.redirect_uris")
@@ -590,7 +585,7 @@ class OAuthClientProvider(httpx.Auth):
         }
         if ctx.requested_scopes:
             params["scope"] = " ".join(ctx.requested_scopes)
-        parts = urlsplit(endpoint)
+        parts = urlsplit(str(endpoint))
         query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
         query.extend(params.items())
         return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query, quote_via=quote), ""))
@@ -606,7 +601,7 @@ class OAuthClientProvider(httpx.Auth):
             # RFC 9207 §2.4 as profiled by MCP: a present `iss` must equal the recorded issuer (simple
             # string comparison, no normalization); an absent one is refused only if advertised.
             if result.iss is not None:
-                if result.iss != metadata.issuer:
+                if result.iss != str(metadata.issuer):
                     raise OAuthFlowError(
                         f"Authorization response iss {result.iss!r} does not match the authorization "
                         f"server issuer {metadata.issuer!r}: discarded"
@@ -624,6 +619,7 @@ class OAuthClientProvider(httpx.Auth):
             "grant_type": "authorization_code",
             "code": code,
             "redirect_uri": str(redirect_uris[0]) if redirect_uris else "",
+            "client_id": client_info.client_id,
             "code_verifier": verifier,
             "resource": self.context.get_resource_url(),
         }
@@ -634,7 +630,7 @@ class OAuthClientProvider(httpx.Auth):
     def _token_endpoint(self) -> str:
         metadata = self.context.oauth_metadata
         if metadata is not None:
-            return metadata.token_endpoint
+            return str(metadata.token_endpoint)
         return f"{utils.origin(self.context.server_url)}/token"
 
     def _token_auth_method(self, client_info: OAuthClientInformationFull) -> str:
@@ -691,6 +687,8 @@ class OAuthClientProvider(httpx.Auth):
         assert tokens is not None and tokens.refresh_token
         data = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token,
                 "resource": self.context.get_resource_url()}
+        if self.context.client_info is not None:
+            data["client_id"] = self.context.client_info.client_id
         return self._token_request(data)
 
     async def _handle_refresh_response(self, response: httpx.Response) -> bool:

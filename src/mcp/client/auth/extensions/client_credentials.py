@@ -70,7 +70,7 @@ class _ClientCredentialsBase(OAuthClientProvider):
         self._initialized = True
 
     def _use_authorization_server(self, auth_server_url: str, metadata: OAuthMetadata, discovered: bool) -> None:
-        if self.issuer is not None and metadata.issuer != self.issuer:
+        if self.issuer is not None and str(metadata.issuer) != self.issuer:
             raise OAuthFlowError(
                 f"The MCP server points at authorization server {metadata.issuer!r}, but these client "
                 f"credentials belong to {self.issuer!r}"
@@ -151,7 +151,7 @@ class PrivateKeyJWTOAuthProvider(_ClientCredentialsBase):
         ctx = self.context
         metadata = ctx.oauth_metadata
         assert metadata is not None and ctx.client_info is not None
-        assertion = await self.assertion_provider(metadata.issuer)
+        assertion = await self.assertion_provider(str(metadata.issuer))
         data = {
             **data,
             "client_id": ctx.client_info.client_id,

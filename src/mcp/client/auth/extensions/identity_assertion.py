@@ -86,7 +86,7 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
     def audience(self) -> str:
         """The ID-JAG `aud`: the authorization server's issuer as a URL (`https://as.example` ->
         `https://as.example/`, the form pydantic-built authorization servers validate against)."""
-        issuer = self.metadata.issuer if self.metadata is not None else self.issuer
+        issuer = str(self.metadata.issuer) if self.metadata is not None else self.issuer
         try:
             return str(AnyHttpUrl(issuer))
         except ValidationError:
@@ -159,12 +159,12 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
                 metadata = OAuthMetadata.model_validate_json(response.content)
             except ValidationError as exc:
                 raise OAuthFlowError(f"Invalid authorization server metadata at {url}: {exc}") from exc
-            if metadata.issuer != self.issuer:
+            if str(metadata.issuer) != self.issuer:
                 raise OAuthFlowError(
                     f"Authorization server metadata issuer mismatch: configured {self.issuer!r}, "
                     f"the document at {url} names {metadata.issuer!r}"
                 )
-            if utils.origin(metadata.token_endpoint) != utils.origin(self.issuer):
+            if utils.origin(str(metadata.token_endpoint)) != utils.origin(self.issuer):
                 raise OAuthFlowError(
                     f"The token endpoint {metadata.token_endpoint!r} is not on the issuer's origin {self.issuer!r}"
                 )
@@ -180,7 +180,7 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
         else:
             data["client_id"] = self.client_id
             data["client_secret"] = self.client_secret
-        response = yield httpx.Request("POST", self.metadata.token_endpoint, data=data, headers=headers)
+        response = yield httpx.Request("POST", str(self.metadata.token_endpoint), data=data, headers=headers)
         if response.status_code != 200:
             raise OAuthTokenError(f"Identity assertion exchange failed: HTTP {response.status_code} {response.text[:500]}")
         try:
