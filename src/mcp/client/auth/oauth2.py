@@ -40,9 +40,9 @@ import logging
 import secrets
 import string
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, cast, get_args, runtime_checkable
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import anyio
@@ -53,11 +53,13 @@ from pydantic import BaseModel, Field, ValidationError
 from mcp.client.auth import utils
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 from mcp.shared.auth import (
+    AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
     OAuthMetadata,
     OAuthToken,
     ProtectedResourceMetadata,
+    TokenEndpointAuthMethod,
 )
 
 logger = logging.getLogger("mcp.client.auth")
@@ -70,6 +72,24 @@ OFFLINE_ACCESS = "offline_access"
 _PKCE_ALPHABET = string.ascii_letters + string.digits + "-._~"
 _JSON = {"Accept": "application/json"}
 _SUPPORTED_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
+_KNOWN_TOKEN_ENDPOINT_AUTH_METHODS: tuple[str | None, ...] = (None, *get_args(TokenEndpointAuthMethod))
+_SECRET_AUTH_METHODS = ("client_secret_basic", "client_secret_post")
+
+
+def check_registration_usable(client_info: OAuthClientInformationFull) -> None:
+    """Refuse (`OAuthRegistrationError`) a dynamic registration the authorization-code flow cannot
+    use (RFC 7591 §3.2.1 lets the server substitute values; the client checks them): a
+    token-endpoint auth method this flow cannot apply (unknown, or `private_key_jwt`, which needs
+    a key this flow does not hold), or a secret-based method without an issued `client_secret`."""
+    method = client_info.token_endpoint_auth_method
+    if method not in _KNOWN_TOKEN_ENDPOINT_AUTH_METHODS or method == "private_key_jwt":
+        raise OAuthRegistrationError(
+            f"Authorization server registered the client with unsupported token_endpoint_auth_method {method!r}"
+        )
+    if method in _SECRET_AUTH_METHODS and client_info.client_secret is None:
+        raise OAuthRegistrationError(
+            f"Authorization server registered the client for {method!r} but issued no client_secret"
+        )
 
 Flow = AsyncGenerator[httpx.Request, httpx.Response]
 
@@ -121,16 +141,6 @@ class TokenStorage(Protocol):
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None: ...
 
 
-@dataclass
-class AuthorizationCodeResult:
-    """What the redirect back to `redirect_uri` carried: pass `state` and `iss` through exactly as
-    they arrived (the provider compares them)."""
-
-    code: str
-    state: str | None = None
-    iss: str | None = None
-
-
 class PKCEParameters(BaseModel):
     """A PKCE verifier and its S256 challenge (RFC 7636)."""
 
@@ -155,7 +165,11 @@ ResourceValidator = Callable[[str, "str | None"], Awaitable[None]]
 @dataclass
 class OAuthContext:
     """Everything the provider knows: its configuration, what discovery found, the client and
-    the tokens (with the issuer each is bound to)."""
+    the tokens (with the issuer each is bound to).
+
+    The fields up to `lock` are the official ones, in their order (positional construction
+    works); the rest are this SDK's bookkeeping. `protocol_version` is the `MCP-Protocol-Version`
+    of the latest request the provider authorized."""
 
     server_url: str
     client_metadata: OAuthClientMetadata
@@ -163,23 +177,62 @@ class OAuthContext:
     redirect_handler: RedirectHandler | None = None
     callback_handler: CallbackHandler | None = None
     client_metadata_url: str | None = None
-    validate_resource_url: ResourceValidator | None = None
-    timeout: float = 300.0
 
     protected_resource_metadata: ProtectedResourceMetadata | None = None
     oauth_metadata: OAuthMetadata | None = None
-    oauth_metadata_discovered: bool = False
-    """False when `oauth_metadata` holds the 2025-03-26 default endpoints (nothing was fetched)."""
     auth_server_url: str | None = None
-    resource: str | None = None
+    protocol_version: str | None = None
 
     client_info: OAuthClientInformationFull | None = None
-    client_info_issuer: str | None = None
     current_tokens: OAuthToken | None = None
     token_expiry_time: float | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    validate_resource_url: ResourceValidator | None = None
+    timeout: float = 300.0
+    oauth_metadata_discovered: bool = False
+    """False when `oauth_metadata` holds the 2025-03-26 default endpoints (nothing was fetched)."""
+    resource: str | None = None
+    client_info_issuer: str | None = None
     tokens_issuer: str | None = None
     requested_scopes: list[str] | None = None
     step_up_attempts: dict[frozenset[str], int] = field(default_factory=lambda: {})
+
+    def get_authorization_base_url(self, server_url: str) -> str:
+        """`scheme://host[:port]` of `server_url` (the 2025-03-26 authorization base URL)."""
+        parts = urlsplit(server_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def should_include_resource_param(self, protocol_version: str | None = None) -> bool:
+        """Whether OAuth requests carry the RFC 8707 `resource` parameter: always once protected
+        resource metadata was found, else from protocol version 2025-06-18 on."""
+        if self.protected_resource_metadata is not None:
+            return True
+        if not protocol_version:
+            return False
+        return protocol_version >= "2025-06-18"  # ISO dates compare as strings
+
+    def prepare_token_auth(self, data: dict[str, str],
+                           headers: dict[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+        """`(data, headers)` of a token request with the registered client's authentication
+        applied (RFC 6749 §2.3.1): `client_secret_basic` as a URL-encoded `Authorization: Basic`
+        header (the secret left out of the body), `client_secret_post` as form fields. An
+        unknown registered method is an `OAuthTokenError`."""
+        headers = {} if headers is None else headers
+        info = self.client_info
+        if info is None:
+            return data, headers
+        method = info.token_endpoint_auth_method
+        if method == "client_secret_basic" and info.client_secret:
+            credentials = f"{quote(info.client_id, safe='')}:{quote(info.client_secret, safe='')}"
+            headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
+            data = {key: value for key, value in data.items() if key != "client_secret"}
+        elif method == "client_secret_post" and info.client_secret:
+            data["client_id"] = info.client_id
+            data["client_secret"] = info.client_secret
+        elif method not in _KNOWN_TOKEN_ENDPOINT_AUTH_METHODS:
+            raise OAuthTokenError(f"Registered client uses unsupported token_endpoint_auth_method {method!r}")
+        return data, headers
 
     def get_resource_url(self) -> str:
         """The `resource` parameter (RFC 8707): the protected resource's identifier exactly as
@@ -211,7 +264,7 @@ class OAuthContext:
 class OAuthClientProvider(httpx.Auth):
     """OAuth 2.1 authorization for MCP over HTTP, as an `httpx.Auth` (see the module docstring)."""
 
-    requires_request_body = True
+    requires_response_body = True
 
     def __init__(
         self,
@@ -242,11 +295,14 @@ class OAuthClientProvider(httpx.Auth):
 
     # -- httpx.Auth -----------------------------------------------------------------------------
 
-    def sync_auth_flow(self, request: httpx.Request) -> Any:
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """The flow is asynchronous only: a synchronous client gets a clear error."""
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx.AsyncClient")
+        yield request  # a generator, as httpx.Auth flows are
 
     async def async_auth_flow(self, request: httpx.Request) -> Flow:
         await request.aread()  # the request may be replayed after the flow
+        self.context.protocol_version = request.headers.get("mcp-protocol-version", self.context.protocol_version)
         async with self._lock():
             if not self._initialized:
                 await self._initialize()
@@ -560,8 +616,8 @@ class OAuthClientProvider(httpx.Auth):
                 f"The authorization server registered this client for token_endpoint_auth_method "
                 f"{method!r}, which this client does not implement"
             )
-        if method in ("client_secret_basic", "client_secret_post") and not info.client_secret:
-            raise OAuthRegistrationError(f"Registered for {method!r} but no client_secret was issued")
+        if method in _SECRET_AUTH_METHODS:
+            check_registration_usable(info)
         await self._store_client_info(info)
 
     def _auth_methods(self) -> tuple[str, ...]:
@@ -592,7 +648,8 @@ class OAuthClientProvider(httpx.Auth):
 
     def _check_authorization_response(self, result: Any, state: str, metadata: OAuthMetadata) -> str:
         if isinstance(result, tuple):
-            result = AuthorizationCodeResult(*cast(tuple[Any, ...], result))
+            code, state_value, *rest = cast(tuple[Any, ...], result)
+            result = AuthorizationCodeResult(code=code, state=state_value, iss=rest[0] if rest else None)
         if not isinstance(result, AuthorizationCodeResult):
             raise OAuthFlowError(f"callback_handler must return an AuthorizationCodeResult, got {type(result).__name__}")
         if result.state != state:
@@ -734,4 +791,5 @@ __all__ = [
     "RedirectHandler",
     "ResourceValidator",
     "TokenStorage",
+    "check_registration_usable",
 ]

@@ -177,7 +177,7 @@ class SignedJWTParameters(BaseModel):
     subject: str
     signing_key: str
     signing_algorithm: str = "RS256"
-    lifetime_seconds: int = Field(default=300, gt=0)
+    lifetime_seconds: int = Field(default=300)
     additional_claims: dict[str, Any] | None = None
 
     def create_assertion(self, audience: str) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 from urllib.parse import quote
 
@@ -40,7 +40,7 @@ see `IdentityAssertionOAuthProvider.audience`), `resource` the MCP server's cano
 class IdentityAssertionOAuthProvider(httpx.Auth):
     """The `jwt-bearer` grant with an ID-JAG, as an `httpx.Auth`."""
 
-    requires_request_body = True
+    requires_response_body = True
 
     def __init__(
         self,
@@ -98,8 +98,10 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
             self._lock_holder = (token, anyio.Lock())
         return self._lock_holder[1]
 
-    def sync_auth_flow(self, request: httpx.Request) -> Any:
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """The flow is asynchronous only: a synchronous client gets a clear error."""
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx.AsyncClient")
+        yield request  # a generator, as httpx.Auth flows are
 
     async def async_auth_flow(self, request: httpx.Request) -> Flow:
         await request.aread()
