@@ -61,6 +61,7 @@ from mcp.shared.auth import (
     ProtectedResourceMetadata,
     TokenEndpointAuthMethod,
 )
+from mcp.shared.auth_utils import calculate_token_expiry
 
 logger = logging.getLogger("mcp.client.auth")
 
@@ -68,7 +69,7 @@ MAX_STEP_UP_ATTEMPTS = 1
 """Re-authorizations for the same challenged scope set before a `403` is final."""
 TOKEN_EXPIRY_LEEWAY = 30.0
 """Seconds before `expires_in` runs out at which a token counts as expired."""
-OFFLINE_ACCESS = "offline_access"
+OFFLINE_ACCESS = utils.OFFLINE_ACCESS
 _PKCE_ALPHABET = string.ascii_letters + string.digits + "-._~"
 _JSON = {"Accept": "application/json"}
 _SUPPORTED_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
@@ -242,7 +243,7 @@ class OAuthContext:
         return utils.canonical_resource(self.server_url)
 
     def update_token_expiry(self, token: OAuthToken) -> None:
-        self.token_expiry_time = time.time() + token.expires_in if token.expires_in is not None else None
+        self.token_expiry_time = calculate_token_expiry(token.expires_in)
 
     def is_token_valid(self) -> bool:
         if self.current_tokens is None or not self.current_tokens.access_token:
