@@ -16,6 +16,7 @@ from httpx import Request, Response
 from pydantic import AnyUrl, ValidationError
 from pydantic_core import from_json
 
+from mcp._protocol.http import VERSION_HEADER as MCP_PROTOCOL_VERSION_HEADER
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 from mcp.shared.auth import (
     OAuthClientInformationFull,
@@ -25,8 +26,6 @@ from mcp.shared.auth import (
     ProtectedResourceMetadata,
 )
 from mcp.types.version import LATEST_PROTOCOL_VERSION
-
-MCP_PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
 OAUTH_AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
