@@ -345,3 +345,28 @@ async def test_revocation_only_revokes_the_clients_own_tokens(memory_provider: A
         unknown = await http.post("/revoke", data={"token": "nope", "client_id": "app", "client_secret": "app-secret"})
     assert own.status_code == 200 and unknown.status_code == 200
     assert memory_provider.revoked == [access]
+
+
+async def test_oversized_bodies_are_refused_before_the_endpoint_runs(memory_provider: Any) -> None:
+    add_client(memory_provider)
+    async with client(app(memory_provider)) as http:
+        huge = "x" * (4 * 1024 * 1024 + 1)
+        token = await http.post("/token", data={"grant_type": "refresh_token", "refresh_token": huge,
+                                                "client_id": "app", "client_secret": "app-secret"},
+                                headers={"Origin": "http://inspector.example"})
+        authorization = await http.post("/authorize", data={"client_id": huge})
+    assert token.status_code == 413 and token.text == "Request body too large"
+    assert token.headers["access-control-allow-origin"] == "*"
+    assert authorization.status_code == 413
+
+
+async def test_authorization_requests_can_be_posted_as_a_form(memory_provider: Any) -> None:
+    add_client(memory_provider)
+    async with client(app(memory_provider)) as http:
+        response = await http.post("/authorize", data={
+            "response_type": "code", "client_id": "app", "redirect_uri": REDIRECT, "state": "st",
+            "code_challenge": CHALLENGE})
+        refused = await http.post("/authorize", data={"response_type": "token", "client_id": "app", "state": "st",
+                                                      "code_challenge": CHALLENGE})
+    assert redirect_query(response)["state"] == "st"
+    assert redirect_query(refused)["error"] == "unsupported_response_type"

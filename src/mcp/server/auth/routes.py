@@ -18,13 +18,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
+from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, request_response
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mcp._protocol.http import VERSION_HEADER
+from mcp._protocol.http import DEFAULT_MAX_REQUEST_BODY_SIZE, VERSION_HEADER
 from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
@@ -73,6 +74,47 @@ def _cors(app: ASGIApp, allow_methods: list[str]) -> ASGIApp:
     return CORSMiddleware(app=app, allow_origins="*", allow_methods=allow_methods, allow_headers=[VERSION_HEADER])
 
 
+class _BodyLimited:
+    """`app` refusing request bodies over `limit` bytes with a 413 before it runs (the OAuth
+    endpoints read whole bodies; this bounds what an unauthenticated caller can make them hold).
+    A class, not a function, so `Route` treats it as an ASGI app."""
+
+    def __init__(self, app: ASGIApp, limit: int = DEFAULT_MAX_REQUEST_BODY_SIZE) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = Headers(scope=scope).get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            await _TOO_LARGE(scope, receive, send)
+            return
+        body = bytearray()
+        pending: list[Message] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                pending.append(message)
+                break
+            body.extend(message.get("body", b""))
+            if len(body) > self.limit:
+                await _TOO_LARGE(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        replay: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}, *pending]
+
+        async def replayed() -> Message:
+            return replay.pop(0) if replay else await receive()
+
+        await self.app(scope, replayed, send)
+
+
+_TOO_LARGE = PlainTextResponse("Request body too large", status_code=413)
+
+
 def cors_middleware(handler: Callable[[Request], Response | Awaitable[Response]],
                     allow_methods: list[str]) -> ASGIApp:
     """`handler` as an ASGI app that answers cross-origin requests from any origin."""
@@ -85,6 +127,11 @@ _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
 def _url(value: AnyHttpUrl | str) -> AnyHttpUrl:
     """A URL given as text parsed as the settings do (an empty path stays empty)."""
     return _URL.validate_python(value) if isinstance(value, str) else value
+
+
+def _limited_cors(handler: Callable[[Request], Awaitable[Response]]) -> ASGIApp:
+    """A POST endpoint: body-limited, with CORS outermost so a 413 carries CORS headers too."""
+    return _cors(_BodyLimited(request_response(handler)), ["POST", "OPTIONS"])
 
 
 def _endpoint(issuer_url: AnyHttpUrl, path: str) -> AnyHttpUrl:
@@ -145,18 +192,17 @@ def create_auth_routes(
     routes = [
         Route(AS_WELL_KNOWN, endpoint=cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
               methods=["GET", "OPTIONS"]),
-        Route(AUTHORIZATION_PATH, endpoint=AuthorizationHandler(provider).handle, methods=["GET", "POST"]),
-        Route(TOKEN_PATH, endpoint=cors_middleware(token_handler.handle, ["POST", "OPTIONS"]),
-              methods=["POST", "OPTIONS"]),
+        # no CORS for /authorize: clients redirect the user agent there
+        Route(AUTHORIZATION_PATH, endpoint=_BodyLimited(request_response(AuthorizationHandler(provider).handle)),
+              methods=["GET", "POST"]),
+        Route(TOKEN_PATH, endpoint=_limited_cors(token_handler.handle), methods=["POST", "OPTIONS"]),
     ]
     if registration.enabled:
         handler = RegistrationHandler(provider, options=registration)
-        routes.append(Route(REGISTRATION_PATH, endpoint=cors_middleware(handler.handle, ["POST", "OPTIONS"]),
-                            methods=["POST", "OPTIONS"]))
+        routes.append(Route(REGISTRATION_PATH, endpoint=_limited_cors(handler.handle), methods=["POST", "OPTIONS"]))
     if revocation.enabled:
         revoker = RevocationHandler(provider, authenticator)
-        routes.append(Route(REVOCATION_PATH, endpoint=cors_middleware(revoker.handle, ["POST", "OPTIONS"]),
-                            methods=["POST", "OPTIONS"]))
+        routes.append(Route(REVOCATION_PATH, endpoint=_limited_cors(revoker.handle), methods=["POST", "OPTIONS"]))
     return routes
 
 
