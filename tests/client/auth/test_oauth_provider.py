@@ -277,11 +277,12 @@ async def test_without_any_scope_guidance_the_client_metadata_scope_is_used(worl
     assert world.auth.authorize_requests[0]["scope"] == "user"
 
 
-async def test_offline_access_is_requested_when_the_authorization_server_offers_it(world: Any) -> None:
+async def test_offline_access_is_requested_with_a_consent_prompt_when_offered(world: Any) -> None:
     world.rs.scopes_supported = ["mcp:basic"]
     world.auth.scopes_supported = ["mcp:basic", "offline_access"]
     assert (await world.call(world.provider())).status_code == 200
     assert world.auth.authorize_requests[0]["scope"] == "mcp:basic offline_access"
+    assert world.auth.authorize_requests[0]["prompt"] == "consent"
 
 
 async def test_offline_access_is_never_requested_when_not_offered(world: Any) -> None:
@@ -297,6 +298,7 @@ async def test_offline_access_is_not_added_for_clients_without_refresh_tokens(wo
     metadata = OAuthClientMetadata(redirect_uris=[AnyUrl(world.REDIRECT_URI)], grant_types=["authorization_code"])
     assert (await world.call(world.provider(metadata=metadata))).status_code == 200
     assert world.auth.authorize_requests[0]["scope"] == "mcp:basic"
+    assert "prompt" not in world.auth.authorize_requests[0]
 
 
 # -- step-up ------------------------------------------------------------------------------------

@@ -642,6 +642,8 @@ class OAuthClientProvider(httpx.Auth):
         }
         if ctx.requested_scopes:
             params["scope"] = " ".join(ctx.requested_scopes)
+            if OFFLINE_ACCESS in ctx.requested_scopes:
+                params["prompt"] = "consent"  # OIDC Core §11: offline access needs consent
         parts = urlsplit(str(endpoint))
         query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
         query.extend(params.items())
