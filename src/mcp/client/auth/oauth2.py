@@ -190,7 +190,6 @@ class OAuthContext:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
     validate_resource_url: ResourceValidator | None = None
-    timeout: float = 300.0
     oauth_metadata_discovered: bool = False
     """False when `oauth_metadata` holds the 2025-03-26 default endpoints (nothing was fetched)."""
     resource: str | None = None
