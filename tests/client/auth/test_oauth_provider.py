@@ -207,6 +207,13 @@ async def test_metadata_naming_another_issuer_is_refused(world: Any) -> None:
     assert world.auth.registrations == [] and world.auth.authorize_requests == [] and world.auth.token_requests == []
 
 
+async def test_a_trailing_slash_on_the_discovered_issuer_is_a_mismatch(world: Any) -> None:
+    world.auth.issuer = world.auth.issuer.rstrip("/") + "/"
+    with pytest.raises(OAuthFlowError, match=r"issuer mismatch: .*/ != "):
+        await world.call(world.provider())
+    assert world.auth.registrations == []
+
+
 async def test_an_authorization_server_without_pkce_support_is_refused(world: Any) -> None:
     world.auth.pkce_methods = []
     with pytest.raises(OAuthFlowError, match="PKCE"):

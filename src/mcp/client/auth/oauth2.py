@@ -454,11 +454,13 @@ class OAuthClientProvider(httpx.Auth):
         return utils.authorization_server_metadata_urls(auth_server_url)
 
     def _check_metadata_issuer(self, auth_server_url: str, metadata: OAuthMetadata) -> None:
-        if not utils.issuers_match(auth_server_url, str(metadata.issuer)):
-            raise OAuthFlowError(
-                f"Authorization server metadata issuer mismatch: fetched for {auth_server_url!r}, "
-                f"but the document names {metadata.issuer!r}"
-            )
+        """RFC 8414 §3.3 / SEP-2468: the document must name the issuer discovery started from,
+        compared as strings. Only on the 2025-03-26 path (no protected resource metadata, the
+        issuer is the server's origin) may a root issuer carry its trailing slash."""
+        issuer = str(metadata.issuer)
+        if self.context.protected_resource_metadata is None and utils.issuers_match(issuer, auth_server_url):
+            return
+        utils.validate_metadata_issuer(metadata, auth_server_url)
 
     def _default_metadata(self, auth_server_url: str) -> OAuthMetadata:
         """The 2025-03-26 fallback: default endpoint paths on the authorization server."""
