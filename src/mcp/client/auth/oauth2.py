@@ -157,8 +157,8 @@ class PKCEParameters(BaseModel):
 
 
 RedirectHandler = Callable[[str], Awaitable[None]]
-CallbackHandler = Callable[[], Awaitable[Any]]
-"""Returns an `AuthorizationCodeResult` (a `(code, state)` tuple is accepted too)."""
+CallbackHandler = Callable[[], Awaitable[AuthorizationCodeResult]]
+"""Returns an `AuthorizationCodeResult` (a v1-style `(code, state)` tuple is still accepted)."""
 ResourceValidator = Callable[[str, "str | None"], Awaitable[None]]
 """`(server_url, resource_from_metadata)`; raise to refuse the protected resource metadata."""
 

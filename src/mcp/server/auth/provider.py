@@ -11,6 +11,7 @@ Pure pydantic: importing this module loads no HTTP stack.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -115,23 +116,28 @@ TokenErrorCode = Literal[
 """RFC 6749 §5.2 token error codes (plus RFC 8707 `invalid_target`)."""
 
 
-class _OAuthError(Exception):
-    def __init__(self, error: str, error_description: str | None = None) -> None:
-        super().__init__(f"{error}: {error_description}" if error_description else error)
-        self.error = error
-        self.error_description = error_description
+@dataclass(frozen=True)
+class RegistrationError(Exception):
+    """Refuse a client registration (RFC 7591 §3.2.2 `error`, e.g. `invalid_client_metadata`)."""
+
+    error: RegistrationErrorCode
+    error_description: str | None = None
 
 
-class AuthorizeError(_OAuthError):
+@dataclass(frozen=True)
+class AuthorizeError(Exception):
     """Refuse an authorization request (RFC 6749 §4.1.2.1 `error`, e.g. `access_denied`)."""
 
+    error: AuthorizationErrorCode
+    error_description: str | None = None
 
-class TokenError(_OAuthError):
+
+@dataclass(frozen=True)
+class TokenError(Exception):
     """Refuse a token request (RFC 6749 §5.2 `error`, e.g. `invalid_grant`, `invalid_target`)."""
 
-
-class RegistrationError(_OAuthError):
-    """Refuse a client registration (RFC 7591 §3.2.2 `error`, e.g. `invalid_client_metadata`)."""
+    error: TokenErrorCode
+    error_description: str | None = None
 
 
 @runtime_checkable

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel, Field
@@ -114,7 +114,7 @@ class ClientCredentialsOAuthProvider(_ClientCredentialsBase):
         storage: TokenStorage,
         client_id: str,
         client_secret: str,
-        token_endpoint_auth_method: str = "client_secret_basic",
+        token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] = "client_secret_basic",
         scope: str | None = None,
         issuer: str | None = None,
     ) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import logging
 from collections.abc import Awaitable, Callable, Generator
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import anyio
@@ -51,7 +51,7 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
         issuer: str,
         assertion_provider: IdentityAssertionProvider,
         scope: str | None = None,
-        token_endpoint_auth_method: str = "client_secret_post",
+        token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] = "client_secret_post",
     ) -> None:
         if not client_secret:
             raise ValueError("client_secret is required: the identity assertion grant is for confidential clients")

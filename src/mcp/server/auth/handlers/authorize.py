@@ -118,7 +118,7 @@ class AuthorizationHandler:
             try:
                 location = await self.provider.authorize(client, authorization)
             except AuthorizeError as exc:
-                return await self._error(known, params, exc.error, exc.error_description)  # type: ignore[arg-type]
+                return await self._error(known, params, exc.error, exc.error_description)
             return RedirectResponse(url=location, status_code=302, headers=_NO_STORE)
         except Exception as exc:
             logger.exception("Unexpected error in authorization_handler", exc_info=exc)

@@ -96,7 +96,10 @@ class RegistrationHandler:
         try:
             await self.provider.register_client(client_info)
         except RegistrationError as exc:
-            return _refuse(exc.error_description or "", exc.error)  # type: ignore[arg-type]
+            return PydanticJSONResponse(
+                content=RegistrationErrorResponse(error=exc.error, error_description=exc.error_description),
+                status_code=400,
+            )
         return PydanticJSONResponse(content=client_info, status_code=201)
 
 

@@ -127,7 +127,7 @@ class TokenHandler:
             else:
                 outcome = await self._identity_assertion(client, token_request)
         except TokenError as exc:
-            outcome = TokenErrorResponse(error=exc.error, error_description=exc.error_description)  # type: ignore[arg-type]
+            outcome = TokenErrorResponse(error=exc.error, error_description=exc.error_description)
         return self.response(outcome)
 
     async def _authorization_code(self, client: OAuthClientInformationFull,
