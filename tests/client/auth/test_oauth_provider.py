@@ -661,3 +661,21 @@ async def test_network_errors_during_the_flow_pass_through_untouched(world: Any)
         mounts_ok = world.mounts()
     async with httpx.AsyncClient(auth=world.provider(), mounts=mounts_ok) as http:
         assert (await http.post(world.MCP_URL, content=b"{}")).status_code == 200
+
+
+
+async def test_a_subclass_can_guard_the_authorization_step(world: Any) -> None:
+    """FastMCP's `OAuth` overrides `_perform_authorization` to refuse expired registrations."""
+
+    class Guarded(OAuthClientProvider):
+        async def _perform_authorization(self) -> httpx.Request:
+            assert self.context.client_info is not None
+            raise OAuthFlowError(f"refusing {self.context.client_info.client_id}")
+
+    base = world.provider()
+    guarded = Guarded(server_url=base.context.server_url, client_metadata=base.context.client_metadata,
+                      storage=base.context.storage, redirect_handler=base.context.redirect_handler,
+                      callback_handler=base.context.callback_handler)
+    with pytest.raises(OAuthFlowError, match="refusing"):
+        await world.call(guarded)
+    assert len(world.auth.registrations) == 1 and world.auth.authorize_requests == []

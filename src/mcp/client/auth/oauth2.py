@@ -561,17 +561,23 @@ class OAuthClientProvider(httpx.Auth):
             else:
                 response = yield self._registration_request(metadata)
                 await self._handle_registration_response(response)
-        client_info = ctx.client_info
-        assert client_info is not None
+        response = yield await self._perform_authorization()
+        await self._handle_token_response(response)
 
+    async def _perform_authorization(self) -> httpx.Request:
+        """The user-facing step (redirect, then wait for the callback) with a registered client;
+        returns the token request exchanging the code. The hook subclasses override (as in the
+        official SDK) to check or replace how the token request is obtained."""
+        ctx = self.context
+        metadata, client_info = ctx.oauth_metadata, ctx.client_info
+        assert metadata is not None and client_info is not None
+        assert ctx.redirect_handler is not None and ctx.callback_handler is not None
         pkce = PKCEParameters.generate()
         state = secrets.token_urlsafe(32)
         await ctx.redirect_handler(self._authorization_url(metadata, client_info, pkce, state))
         result = await ctx.callback_handler()
         code = self._check_authorization_response(result, state, metadata)
-
-        response = yield self._token_request(self._code_grant(code, pkce.code_verifier, client_info))
-        await self._handle_token_response(response)
+        return self._token_request(self._code_grant(code, pkce.code_verifier, client_info))
 
     def _can_use_client_metadata_document(self, metadata: OAuthMetadata) -> bool:
         return self.context.client_metadata_url is not None and bool(metadata.client_id_metadata_document_supported)

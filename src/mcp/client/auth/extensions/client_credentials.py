@@ -94,12 +94,16 @@ class _ClientCredentialsBase(OAuthClientProvider):
         return False
 
     async def _obtain_token(self) -> Flow:
+        response = yield await self._perform_authorization()
+        await self._handle_token_response(response)
+
+    async def _perform_authorization(self) -> httpx.Request:
+        """The `client_credentials` token request (no user step)."""
         ctx = self.context
         data = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE, "resource": ctx.get_resource_url()}
         if ctx.requested_scopes:
             data["scope"] = " ".join(ctx.requested_scopes)
-        response = yield await self._client_credentials_request(data)
-        await self._handle_token_response(response)
+        return await self._client_credentials_request(data)
 
     async def _client_credentials_request(self, data: dict[str, str]) -> httpx.Request:
         return self._token_request(data)
