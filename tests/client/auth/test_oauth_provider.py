@@ -240,6 +240,17 @@ async def test_a_2025_03_26_server_without_protected_resource_metadata(world: An
                                                 "/oauth/authorize", "/oauth/token"]
 
 
+async def test_the_resource_parameter_follows_metadata_or_the_protocol_version(world: Any) -> None:
+    """Sent once protected resource metadata was found; without it, only from 2025-06-18 on."""
+    assert (await world.call(world.provider())).status_code == 200
+    assert world.auth.authorize_requests[0]["resource"] == world.MCP_URL
+    assert world.auth.token_requests[0]["resource"] == world.MCP_URL
+    provider = world.provider()
+    assert not provider.context.should_include_resource_param(None)
+    assert not provider.context.should_include_resource_param("2025-03-26")
+    assert provider.context.should_include_resource_param("2025-06-18")
+
+
 async def test_a_2025_03_26_server_without_any_metadata_uses_the_default_endpoints(world: Any) -> None:
     world.rs.prm_paths = []
     world.rs.header_metadata = None

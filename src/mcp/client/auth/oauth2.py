@@ -645,8 +645,8 @@ class OAuthClientProvider(httpx.Auth):
             "state": state,
             "code_challenge": pkce.code_challenge,
             "code_challenge_method": "S256",
-            "resource": ctx.get_resource_url(),
         }
+        self._add_resource(params)
         if ctx.requested_scopes:
             params["scope"] = " ".join(ctx.requested_scopes)
             if OFFLINE_ACCESS in ctx.requested_scopes:
@@ -688,9 +688,16 @@ class OAuthClientProvider(httpx.Auth):
             "redirect_uri": str(redirect_uris[0]) if redirect_uris else "",
             "client_id": client_info.client_id,
             "code_verifier": verifier,
-            "resource": self.context.get_resource_url(),
         }
+        self._add_resource(data)
         return data
+
+    def _add_resource(self, params: dict[str, str]) -> None:
+        """The RFC 8707 `resource` parameter, when the server is known to expect it (protected
+        resource metadata was found, or the protocol version is 2025-06-18 or later)."""
+        ctx = self.context
+        if ctx.should_include_resource_param(ctx.protocol_version):
+            params["resource"] = ctx.get_resource_url()
 
     # -- token requests -------------------------------------------------------------------------
 
@@ -752,8 +759,8 @@ class OAuthClientProvider(httpx.Auth):
     def _refresh_request(self) -> httpx.Request:
         tokens = self.context.current_tokens
         assert tokens is not None and tokens.refresh_token
-        data = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token,
-                "resource": self.context.get_resource_url()}
+        data = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token}
+        self._add_resource(data)
         if self.context.client_info is not None:
             data["client_id"] = self.context.client_info.client_id
         return self._token_request(data)

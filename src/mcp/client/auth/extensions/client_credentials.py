@@ -100,7 +100,8 @@ class _ClientCredentialsBase(OAuthClientProvider):
     async def _perform_authorization(self) -> httpx.Request:
         """The `client_credentials` token request (no user step)."""
         ctx = self.context
-        data = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE, "resource": ctx.get_resource_url()}
+        data = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE}
+        self._add_resource(data)
         if ctx.requested_scopes:
             data["scope"] = " ".join(ctx.requested_scopes)
         return await self._client_credentials_request(data)
