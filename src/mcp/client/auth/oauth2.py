@@ -40,7 +40,7 @@ import logging
 import secrets
 import string
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast, get_args, runtime_checkable
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
@@ -51,6 +51,7 @@ import httpx
 from pydantic import BaseModel, Field, ValidationError
 
 from mcp.client.auth import utils
+from mcp.client.auth._flow import Flow, SubFlow
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -91,39 +92,6 @@ def check_registration_usable(client_info: OAuthClientInformationFull) -> None:
         raise OAuthRegistrationError(
             f"Authorization server registered the client for {method!r} but issued no client_secret"
         )
-
-Flow = AsyncGenerator[httpx.Request, httpx.Response]
-
-
-class SubFlow:
-    """Runs a sub-flow (another `Flow`) from inside an auth flow. Async generators cannot
-    delegate with `yield from`, so the caller relays each request out and each response back:
-
-        async with SubFlow(self._refresh_flow()) as sub:
-            outgoing = await sub.step(None)
-            while outgoing is not None:
-                outgoing = await sub.step((yield outgoing))
-
-    Every response's body is read before the sub-flow sees it; the sub-flow is closed on exit."""
-
-    def __init__(self, flow: Flow) -> None:
-        self._flow = flow
-
-    async def step(self, reply: httpx.Response | None) -> httpx.Request | None:
-        """The sub-flow's next request, given the response to its previous one; None when done."""
-        if reply is not None:
-            await reply.aread()
-        try:
-            return await self._flow.asend(reply)  # type: ignore[arg-type]  # None starts it
-        except StopAsyncIteration:
-            return None
-
-    async def __aenter__(self) -> SubFlow:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._flow.aclose()
-
 
 # -- public protocol and values -----------------------------------------------------------------
 

@@ -23,8 +23,9 @@ import httpx
 from pydantic import BaseModel, Field
 
 from mcp.client.auth import utils
+from mcp.client.auth._flow import Flow
 from mcp.client.auth.exceptions import OAuthFlowError
-from mcp.client.auth.oauth2 import Flow, OAuthClientProvider, TokenStorage
+from mcp.client.auth.oauth2 import OAuthClientProvider, TokenStorage
 from mcp.shared.auth import (
     CLIENT_CREDENTIALS_GRANT_TYPE,
     JWT_BEARER_CLIENT_ASSERTION_TYPE,

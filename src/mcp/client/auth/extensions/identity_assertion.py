@@ -26,8 +26,9 @@ import httpx
 from pydantic import AnyHttpUrl, ValidationError
 
 from mcp.client.auth import utils
+from mcp.client.auth._flow import Flow, SubFlow
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthTokenError
-from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, Flow, SubFlow, TokenStorage
+from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, TokenStorage
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthMetadata, OAuthToken
 
 logger = logging.getLogger("mcp.client.auth.identity_assertion")
