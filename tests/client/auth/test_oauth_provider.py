@@ -596,6 +596,27 @@ async def test_credentials_are_not_reused_at_a_new_authorization_server(world: A
     assert storage.client_info is not None and storage.client_info.client_id == "as2-client"
 
 
+async def test_a_registration_is_stored_with_its_issuer_and_not_reused_elsewhere_later(world: Any) -> None:
+    storage = world.Storage()
+    assert (await world.call(world.provider(storage))).status_code == 200
+    assert storage.client_info is not None and storage.client_info.issuer == world.AS
+    world.rs.authorization_servers = lambda: [world.AS2]
+    world.rs.accept = lambda token, scopes, issuer: issuer == world.AS2
+    assert (await world.call(world.provider(storage))).status_code == 200  # a new process, same storage
+    assert len(world.auth2.registrations) == 1
+    assert storage.client_info is not None and storage.client_info.issuer == world.AS2
+
+
+async def test_stored_credentials_without_an_issuer_carry_no_binding(world: Any) -> None:
+    client_info = OAuthClientInformationFull(client_id="pre-registered", redirect_uris=[AnyUrl(world.REDIRECT_URI)])
+    storage = world.Storage(client_info=client_info)
+    world.rs.authorization_servers = lambda: [world.AS2]
+    world.rs.accept = lambda token, scopes, issuer: issuer == world.AS2
+    assert (await world.call(world.provider(storage))).status_code == 200
+    assert world.auth2.registrations == []
+    assert [request["client_id"] for request in world.auth2.authorize_requests] == ["pre-registered"]
+
+
 async def test_stored_credentials_are_kept_for_the_same_authorization_server(world: Any) -> None:
     client_info = OAuthClientInformationFull(client_id="kept", redirect_uris=[AnyUrl(world.REDIRECT_URI)])
     storage = world.Storage(client_info=client_info)

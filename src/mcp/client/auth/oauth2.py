@@ -332,6 +332,7 @@ class OAuthClientProvider(httpx.Auth):
         client_info = await ctx.storage.get_client_info()
         if client_info is not None:
             ctx.client_info = client_info
+            ctx.client_info_issuer = client_info.issuer
         self._initialized = True
 
     def _access_token(self) -> str | None:
@@ -356,9 +357,13 @@ class OAuthClientProvider(httpx.Auth):
         await ctx.storage.set_tokens(token)
 
     async def _store_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        """Keep a new registration, bound (SEP-2352: `issuer`, persisted with it) to the
+        authorization server whose discovered metadata it was obtained from."""
         ctx = self.context
+        if ctx.oauth_metadata is not None and ctx.oauth_metadata_discovered:
+            client_info = client_info.model_copy(update={"issuer": str(ctx.oauth_metadata.issuer)})
         ctx.client_info = client_info
-        ctx.client_info_issuer = str(ctx.oauth_metadata.issuer) if ctx.oauth_metadata is not None else None
+        ctx.client_info_issuer = client_info.issuer
         await ctx.storage.set_client_info(client_info)
 
     # -- the flow -------------------------------------------------------------------------------
@@ -455,14 +460,14 @@ class OAuthClientProvider(httpx.Auth):
         """Adopt `metadata`; drop credentials and tokens bound to a different issuer."""
         ctx = self.context
         issuer = str(metadata.issuer)
-        if ctx.client_info is not None:
-            if ctx.client_info_issuer is None:
-                ctx.client_info_issuer = issuer  # stored or pre-registered: bound to the first issuer seen
-            elif ctx.client_info_issuer != issuer and not self._portable_client(metadata):
-                logger.info("authorization server changed from %s to %s: registering again",
-                            ctx.client_info_issuer, issuer)
-                ctx.client_info = None
-                ctx.client_info_issuer = None
+        # credentials without a recorded issuer (pre-registered, or stored before issuer binding)
+        # carry no binding and are used as they are
+        bound = ctx.client_info_issuer
+        if ctx.client_info is not None and bound is not None and not utils.issuers_match(bound, issuer) \
+                and not self._portable_client(metadata):
+            logger.info("authorization server changed from %s to %s: registering again", bound, issuer)
+            ctx.client_info = None
+            ctx.client_info_issuer = None
         if ctx.current_tokens is not None:
             if ctx.tokens_issuer is None:
                 ctx.tokens_issuer = issuer

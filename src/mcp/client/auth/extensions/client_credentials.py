@@ -76,6 +76,9 @@ class _ClientCredentialsBase(OAuthClientProvider):
                 f"The MCP server points at authorization server {metadata.issuer!r}, but these client "
                 f"credentials belong to {self.issuer!r}"
             )
+        if self.context.client_info_issuer is None:
+            # a configured secret is bound to the first authorization server it is sent to
+            self.context.client_info_issuer = str(metadata.issuer)
         bound = self.context.client_info_issuer
         super()._use_authorization_server(auth_server_url, metadata, discovered)
         if self.context.client_info is None:
