@@ -5,6 +5,7 @@ authentication, refresh, step-up and authorization-server migration."""
 from __future__ import annotations
 
 import base64
+import inspect
 import time
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -111,6 +112,7 @@ async def test_the_provider_is_an_async_only_httpx_auth(world: Any) -> None:
     with httpx.Client(auth=provider, transport=httpx.MockTransport(lambda r: httpx.Response(200))) as http, \
             pytest.raises(RuntimeError, match="asynchronous"):
         http.get(world.MCP_URL)
+    assert inspect.isgeneratorfunction(type(provider).sync_auth_flow)  # the httpx.Auth flow shape
 
 
 # -- protected resource metadata discovery --------------------------------------------------------
