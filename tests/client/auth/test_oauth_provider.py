@@ -713,3 +713,19 @@ async def test_a_subclass_can_guard_the_authorization_step(world: Any) -> None:
     with pytest.raises(OAuthFlowError, match="refusing"):
         await world.call(guarded)
     assert len(world.auth.registrations) == 1 and world.auth.authorize_requests == []
+
+
+def test_prepare_token_auth_applies_the_registered_method(world: Any) -> None:
+    context = world.provider().context
+    assert context.prepare_token_auth({"grant_type": "x"}, {}) == ({"grant_type": "x"}, {})
+    context.client_info = OAuthClientInformationFull(client_id="a b", client_secret="s:1",
+                                                     token_endpoint_auth_method="client_secret_basic")
+    data, headers = context.prepare_token_auth({"grant_type": "x", "client_secret": "leak"}, {})
+    assert data == {"grant_type": "x"}
+    assert base64.b64decode(headers["Authorization"].removeprefix("Basic ")) == b"a%20b:s%3A1"
+    context.client_info = context.client_info.model_copy(update={"token_endpoint_auth_method": "client_secret_post"})
+    assert context.prepare_token_auth({"grant_type": "x"}, {}) == (
+        {"grant_type": "x", "client_id": "a b", "client_secret": "s:1"}, {})
+    context.client_info = context.client_info.model_copy(update={"token_endpoint_auth_method": "tls_client_auth"})
+    with pytest.raises(OAuthTokenError, match="unsupported token_endpoint_auth_method 'tls_client_auth'"):
+        context.prepare_token_auth({}, {})

@@ -78,6 +78,19 @@ _KNOWN_TOKEN_ENDPOINT_AUTH_METHODS: tuple[str | None, ...] = (None, *get_args(To
 _SECRET_AUTH_METHODS = ("client_secret_basic", "client_secret_post")
 
 
+def _with_client_secret(data: dict[str, str], headers: dict[str, str], client_id: str, secret: str,
+                        method: str) -> tuple[dict[str, str], dict[str, str]]:
+    """A token request authenticated with a client secret (RFC 6749 §2.3.1): `client_secret_basic`
+    as a URL-encoded `Authorization: Basic` header (the secret kept out of the body),
+    `client_secret_post` as `client_id`/`client_secret` form fields. Returns new form data;
+    `headers` is updated in place."""
+    if method == "client_secret_basic":
+        credentials = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
+        return {key: value for key, value in data.items() if key != "client_secret"}, headers
+    return {**data, "client_id": client_id, "client_secret": secret}, headers
+
+
 def check_registration_usable(client_info: OAuthClientInformationFull) -> None:
     """Refuse (`OAuthRegistrationError`) a dynamic registration the authorization-code flow cannot
     use (RFC 7591 §3.2.1 lets the server substitute values; the client checks them): a
@@ -191,14 +204,9 @@ class OAuthContext:
         if info is None:
             return data, headers
         method = info.token_endpoint_auth_method
-        if method == "client_secret_basic" and info.client_secret:
-            credentials = f"{quote(info.client_id, safe='')}:{quote(info.client_secret, safe='')}"
-            headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
-            data = {key: value for key, value in data.items() if key != "client_secret"}
-        elif method == "client_secret_post" and info.client_secret:
-            data["client_id"] = info.client_id
-            data["client_secret"] = info.client_secret
-        elif method not in _KNOWN_TOKEN_ENDPOINT_AUTH_METHODS:
+        if method in _SECRET_AUTH_METHODS and info.client_secret:
+            return _with_client_secret(data, headers, info.client_id, info.client_secret, method)
+        if method not in _KNOWN_TOKEN_ENDPOINT_AUTH_METHODS:
             raise OAuthTokenError(f"Registered client uses unsupported token_endpoint_auth_method {method!r}")
         return data, headers
 
@@ -696,16 +704,12 @@ class OAuthClientProvider(httpx.Auth):
                            client_info: OAuthClientInformationFull) -> None:
         """Authenticate the client on a token request (RFC 6749 §2.3)."""
         method = self._token_auth_method(client_info)
-        if method == "client_secret_basic":
+        if method in _SECRET_AUTH_METHODS:
             if not client_info.client_secret:
-                raise OAuthTokenError("client_secret_basic needs a client_secret")
-            credentials = f"{quote(client_info.client_id, safe='')}:{quote(client_info.client_secret, safe='')}"
-            headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
-        elif method == "client_secret_post":
-            if not client_info.client_secret:
-                raise OAuthTokenError("client_secret_post needs a client_secret")
-            data["client_id"] = client_info.client_id
-            data["client_secret"] = client_info.client_secret
+                raise OAuthTokenError(f"{method} needs a client_secret")
+            prepared, _ = _with_client_secret(data, headers, client_info.client_id, client_info.client_secret, method)
+            data.clear()
+            data.update(prepared)
         elif method == "none":
             data["client_id"] = client_info.client_id
         else:
