@@ -125,33 +125,17 @@ def canonical_resource(url: str) -> str:
 
 
 def protected_resource_metadata_urls(server_url: str, header_url: str | None) -> list[str]:
-    """Where to look for protected resource metadata, in order: the `resource_metadata` URL of the
-    `WWW-Authenticate` challenge, the path-based well-known URI, the root well-known URI."""
-    urls: list[str] = []
-    if header_url:
-        urls.append(header_url)
+    """`build_protected_resource_metadata_discovery_urls` as the provider uses it: the server
+    URL's trailing slash ignored and each URL tried once."""
     parts = urlsplit(server_url)
-    base = origin(server_url)
-    path = parts.path.rstrip("/")
-    if path:
-        urls.append(f"{base}{PRM_WELL_KNOWN}{path}")
-    urls.append(f"{base}{PRM_WELL_KNOWN}")
-    deduplicated: list[str] = []
-    for url in urls:
-        if url not in deduplicated:
-            deduplicated.append(url)
-    return deduplicated
+    trimmed = urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+    return list(dict.fromkeys(build_protected_resource_metadata_discovery_urls(header_url, trimmed)))
 
 
 def authorization_server_metadata_urls(issuer: str) -> list[str]:
-    """Where to look for authorization server metadata of `issuer`, in the MCP order: RFC 8414 path
-    insertion, OIDC path insertion, OIDC path appending (without a path: RFC 8414, then OIDC)."""
-    parts = urlsplit(issuer)
-    base = origin(issuer)
-    path = parts.path.rstrip("/")
-    if not path:
-        return [f"{base}{OAUTH_AS_WELL_KNOWN}", f"{base}{OIDC_WELL_KNOWN}"]
-    return [f"{base}{OAUTH_AS_WELL_KNOWN}{path}", f"{base}{OIDC_WELL_KNOWN}{path}", f"{base}{path}{OIDC_WELL_KNOWN}"]
+    """Where to look for authorization server metadata of `issuer`, in the MCP order (see
+    `build_oauth_authorization_server_metadata_discovery_urls`)."""
+    return build_oauth_authorization_server_metadata_discovery_urls(issuer, issuer)
 
 
 def resource_covers(resource: str, server_url: str) -> bool:
