@@ -5,6 +5,7 @@ authentication, refresh, step-up and authorization-server migration."""
 from __future__ import annotations
 
 import base64
+import inspect
 import time
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -111,6 +112,7 @@ async def test_the_provider_is_an_async_only_httpx_auth(world: Any) -> None:
     with httpx.Client(auth=provider, transport=httpx.MockTransport(lambda r: httpx.Response(200))) as http, \
             pytest.raises(RuntimeError, match="asynchronous"):
         http.get(world.MCP_URL)
+    assert inspect.isgeneratorfunction(type(provider).sync_auth_flow)  # the httpx.Auth flow shape
 
 
 # -- protected resource metadata discovery --------------------------------------------------------
@@ -207,6 +209,13 @@ async def test_metadata_naming_another_issuer_is_refused(world: Any) -> None:
     assert world.auth.registrations == [] and world.auth.authorize_requests == [] and world.auth.token_requests == []
 
 
+async def test_a_trailing_slash_on_the_discovered_issuer_is_a_mismatch(world: Any) -> None:
+    world.auth.issuer = world.auth.issuer.rstrip("/") + "/"
+    with pytest.raises(OAuthFlowError, match=r"issuer mismatch: .*/ != "):
+        await world.call(world.provider())
+    assert world.auth.registrations == []
+
+
 async def test_an_authorization_server_without_pkce_support_is_refused(world: Any) -> None:
     world.auth.pkce_methods = []
     with pytest.raises(OAuthFlowError, match="PKCE"):
@@ -231,6 +240,17 @@ async def test_a_2025_03_26_server_without_protected_resource_metadata(world: An
     assert (await world.call(world.provider())).status_code == 200
     assert [path for _, path in legacy.log] == ["/.well-known/oauth-authorization-server", "/oauth/register",
                                                 "/oauth/authorize", "/oauth/token"]
+
+
+async def test_the_resource_parameter_follows_metadata_or_the_protocol_version(world: Any) -> None:
+    """Sent once protected resource metadata was found; without it, only from 2025-06-18 on."""
+    assert (await world.call(world.provider())).status_code == 200
+    assert world.auth.authorize_requests[0]["resource"] == world.MCP_URL
+    assert world.auth.token_requests[0]["resource"] == world.MCP_URL
+    provider = world.provider()
+    assert not provider.context.should_include_resource_param(None)
+    assert not provider.context.should_include_resource_param("2025-03-26")
+    assert provider.context.should_include_resource_param("2025-06-18")
 
 
 async def test_a_2025_03_26_server_without_any_metadata_uses_the_default_endpoints(world: Any) -> None:
@@ -277,11 +297,12 @@ async def test_without_any_scope_guidance_the_client_metadata_scope_is_used(worl
     assert world.auth.authorize_requests[0]["scope"] == "user"
 
 
-async def test_offline_access_is_requested_when_the_authorization_server_offers_it(world: Any) -> None:
+async def test_offline_access_is_requested_with_a_consent_prompt_when_offered(world: Any) -> None:
     world.rs.scopes_supported = ["mcp:basic"]
     world.auth.scopes_supported = ["mcp:basic", "offline_access"]
     assert (await world.call(world.provider())).status_code == 200
     assert world.auth.authorize_requests[0]["scope"] == "mcp:basic offline_access"
+    assert world.auth.authorize_requests[0]["prompt"] == "consent"
 
 
 async def test_offline_access_is_never_requested_when_not_offered(world: Any) -> None:
@@ -297,6 +318,7 @@ async def test_offline_access_is_not_added_for_clients_without_refresh_tokens(wo
     metadata = OAuthClientMetadata(redirect_uris=[AnyUrl(world.REDIRECT_URI)], grant_types=["authorization_code"])
     assert (await world.call(world.provider(metadata=metadata))).status_code == 200
     assert world.auth.authorize_requests[0]["scope"] == "mcp:basic"
+    assert "prompt" not in world.auth.authorize_requests[0]
 
 
 # -- step-up ------------------------------------------------------------------------------------
@@ -456,11 +478,13 @@ async def test_an_unusable_registered_auth_method_is_a_registration_error(world:
         await world.call(world.provider())
 
 
-async def test_web_redirect_uris_register_as_a_web_application(world: Any) -> None:
-    metadata = OAuthClientMetadata(redirect_uris=[AnyUrl("https://app.example.com/callback")])
+async def test_registration_sends_native_unless_the_client_says_web(world: Any) -> None:
+    assert (await world.call(world.provider())).status_code == 200
+    assert world.auth.registrations[0]["application_type"] == "native"
+    metadata = OAuthClientMetadata(redirect_uris=[AnyUrl("https://app.example.com/callback")], application_type="web")
     assert (await world.call(world.provider(metadata=metadata))).status_code == 200
-    assert world.auth.registrations[0]["application_type"] == "web"
-    assert world.auth.authorize_requests[0]["redirect_uri"] == "https://app.example.com/callback"
+    assert world.auth.registrations[1]["application_type"] == "web"
+    assert world.auth.authorize_requests[1]["redirect_uri"] == "https://app.example.com/callback"
 
 
 # -- token endpoint client authentication ---------------------------------------------------------
@@ -574,6 +598,27 @@ async def test_credentials_are_not_reused_at_a_new_authorization_server(world: A
     assert storage.client_info is not None and storage.client_info.client_id == "as2-client"
 
 
+async def test_a_registration_is_stored_with_its_issuer_and_not_reused_elsewhere_later(world: Any) -> None:
+    storage = world.Storage()
+    assert (await world.call(world.provider(storage))).status_code == 200
+    assert storage.client_info is not None and storage.client_info.issuer == world.AS
+    world.rs.authorization_servers = lambda: [world.AS2]
+    world.rs.accept = lambda token, scopes, issuer: issuer == world.AS2
+    assert (await world.call(world.provider(storage))).status_code == 200  # a new process, same storage
+    assert len(world.auth2.registrations) == 1
+    assert storage.client_info is not None and storage.client_info.issuer == world.AS2
+
+
+async def test_stored_credentials_without_an_issuer_carry_no_binding(world: Any) -> None:
+    client_info = OAuthClientInformationFull(client_id="pre-registered", redirect_uris=[AnyUrl(world.REDIRECT_URI)])
+    storage = world.Storage(client_info=client_info)
+    world.rs.authorization_servers = lambda: [world.AS2]
+    world.rs.accept = lambda token, scopes, issuer: issuer == world.AS2
+    assert (await world.call(world.provider(storage))).status_code == 200
+    assert world.auth2.registrations == []
+    assert [request["client_id"] for request in world.auth2.authorize_requests] == ["pre-registered"]
+
+
 async def test_stored_credentials_are_kept_for_the_same_authorization_server(world: Any) -> None:
     client_info = OAuthClientInformationFull(client_id="kept", redirect_uris=[AnyUrl(world.REDIRECT_URI)])
     storage = world.Storage(client_info=client_info)
@@ -650,3 +695,37 @@ async def test_network_errors_during_the_flow_pass_through_untouched(world: Any)
         mounts_ok = world.mounts()
     async with httpx.AsyncClient(auth=world.provider(), mounts=mounts_ok) as http:
         assert (await http.post(world.MCP_URL, content=b"{}")).status_code == 200
+
+
+
+async def test_a_subclass_can_guard_the_authorization_step(world: Any) -> None:
+    """FastMCP's `OAuth` overrides `_perform_authorization` to refuse expired registrations."""
+
+    class Guarded(OAuthClientProvider):
+        async def _perform_authorization(self) -> httpx.Request:
+            assert self.context.client_info is not None
+            raise OAuthFlowError(f"refusing {self.context.client_info.client_id}")
+
+    base = world.provider()
+    guarded = Guarded(server_url=base.context.server_url, client_metadata=base.context.client_metadata,
+                      storage=base.context.storage, redirect_handler=base.context.redirect_handler,
+                      callback_handler=base.context.callback_handler)
+    with pytest.raises(OAuthFlowError, match="refusing"):
+        await world.call(guarded)
+    assert len(world.auth.registrations) == 1 and world.auth.authorize_requests == []
+
+
+def test_prepare_token_auth_applies_the_registered_method(world: Any) -> None:
+    context = world.provider().context
+    assert context.prepare_token_auth({"grant_type": "x"}, {}) == ({"grant_type": "x"}, {})
+    context.client_info = OAuthClientInformationFull(client_id="a b", client_secret="s:1",
+                                                     token_endpoint_auth_method="client_secret_basic")
+    data, headers = context.prepare_token_auth({"grant_type": "x", "client_secret": "leak"}, {})
+    assert data == {"grant_type": "x"}
+    assert base64.b64decode(headers["Authorization"].removeprefix("Basic ")) == b"a%20b:s%3A1"
+    context.client_info = context.client_info.model_copy(update={"token_endpoint_auth_method": "client_secret_post"})
+    assert context.prepare_token_auth({"grant_type": "x"}, {}) == (
+        {"grant_type": "x", "client_id": "a b", "client_secret": "s:1"}, {})
+    context.client_info = context.client_info.model_copy(update={"token_endpoint_auth_method": "tls_client_auth"})
+    with pytest.raises(OAuthTokenError, match="unsupported token_endpoint_auth_method 'tls_client_auth'"):
+        context.prepare_token_auth({}, {})

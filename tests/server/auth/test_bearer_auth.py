@@ -21,8 +21,10 @@ from mcp.server.auth.middleware.auth_context import (
     AuthContextMiddleware,
     access_token_context,
     access_token_from_scope,
+    auth_context_var,
     get_access_token,
 )
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken, ProviderTokenVerifier, TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 
@@ -60,9 +62,10 @@ class Recorder:
 
 def settings(**overrides: Any) -> AuthSettings:
     values: dict[str, Any] = {
-        "issuer_url": AnyHttpUrl("https://auth.example.com"),
-        "resource_server_url": AnyHttpUrl(f"{BASE}/mcp"),
+        "issuer_url": "https://auth.example.com",
+        "resource_server_url": f"{BASE}/mcp",
         "required_scopes": ["notes:read"],
+        "validate_token_resource": False,
     }
     values.update(overrides)
     return AuthSettings(**values)
@@ -129,7 +132,7 @@ async def test_a_valid_token_reaches_the_app_with_its_access_token() -> None:
     assert response.status_code == 200 and response.text == "through"
     scope = recorder.scopes[0]
     assert scope["user"].access_token is TOKENS["reader"]
-    assert scope["user"].is_authenticated and scope["user"].display_name == "alice"
+    assert scope["user"].is_authenticated and scope["user"].display_name == "demo"
     assert scope["auth"].scopes == ["notes:read"]
     assert access_token_from_scope(scope) is TOKENS["reader"]
     assert recorder.tokens == [TOKENS["reader"]]
@@ -170,7 +173,9 @@ def test_a_verifier_or_a_provider_is_needed() -> None:
 
 async def test_the_metadata_document_is_built_from_the_settings() -> None:
     app = gated_app(Recorder(), settings(service_documentation_url=AnyHttpUrl("https://docs.example.com/mcp")))
-    response = await request(app, "GET", "/.well-known/oauth-protected-resource/mcp")
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as http:
+        response = await http.get("/.well-known/oauth-protected-resource/mcp",
+                                  headers={"Origin": "http://inspector.example"})
     assert response.status_code == 200
     assert response.json() == {
         "resource": "http://127.0.0.1:8000/mcp",
@@ -180,7 +185,10 @@ async def test_the_metadata_document_is_built_from_the_settings() -> None:
         "resource_documentation": "https://docs.example.com/mcp",
     }
     assert response.headers["access-control-allow-origin"] == "*"
-    assert (await request(app, "OPTIONS", "/.well-known/oauth-protected-resource/mcp")).status_code == 204
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as http:
+        preflight = await http.options("/.well-known/oauth-protected-resource/mcp", headers={
+            "Origin": "http://inspector.example", "Access-Control-Request-Method": "GET"})
+    assert preflight.status_code == 200 and preflight.headers["access-control-allow-origin"] == "*"
 
 
 async def test_without_a_resource_url_everything_is_derived_from_the_request() -> None:
@@ -198,7 +206,7 @@ async def test_without_a_resource_url_everything_is_derived_from_the_request() -
 
 async def test_a_root_resource_has_its_metadata_at_the_root_well_known_uri() -> None:
     gated, routes = wrap_with_auth(Recorder(), token_verifier=StaticVerifier(),
-                                   auth=settings(resource_server_url=AnyHttpUrl("https://mcp.example.com")))
+                                   auth=settings(resource_server_url="https://mcp.example.com"))
     assert [route.path for route in routes] == ["/.well-known/oauth-protected-resource"]
     app = Starlette(routes=[Route("/", endpoint=gated), *routes])
     document = (await request(app, "GET", "/.well-known/oauth-protected-resource")).json()
@@ -210,7 +218,7 @@ async def test_a_root_resource_has_its_metadata_at_the_root_well_known_uri() -> 
 # -- the access token context -----------------------------------------------------------------------
 
 
-async def test_the_context_middleware_reads_the_scope() -> None:
+async def test_the_context_middleware_publishes_an_authenticated_user_only() -> None:
     recorder = Recorder()
     middleware = AuthContextMiddleware(recorder)
 
@@ -220,10 +228,11 @@ async def test_the_context_middleware_reads_the_scope() -> None:
     class User:
         access_token = TOKENS["writer"]
 
-    await middleware({"type": "http", "mcp.access_token": TOKENS["reader"]}, None, send)
-    await middleware({"type": "http", "user": User()}, None, send)
-    await middleware({"type": "http"}, None, send)
-    assert recorder.tokens == [TOKENS["reader"], TOKENS["writer"], None]
+    await middleware({"type": "http", "user": AuthenticatedUser(TOKENS["reader"])}, None, send)  # type: ignore[arg-type]
+    await middleware({"type": "http", "user": User()}, None, send)  # type: ignore[arg-type]
+    await middleware({"type": "http"}, None, send)  # type: ignore[arg-type]
+    assert recorder.tokens == [TOKENS["reader"], None, None]
+    assert auth_context_var.get() is None
 
 
 def test_access_token_context_nests_and_resets() -> None:

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 import uvicorn
-from pydantic import AnyHttpUrl, AnyUrl
+from pydantic import AnyUrl
 from starlette.applications import Starlette
 
 from mcp import Client
@@ -75,8 +75,8 @@ def notes_server() -> MCPServer:
 
 def auth_settings(base: str, **overrides: Any) -> AuthSettings:
     values: dict[str, Any] = {
-        "issuer_url": AnyHttpUrl(base),
-        "resource_server_url": AnyHttpUrl(f"{base}/mcp"),
+        "issuer_url": base,
+        "resource_server_url": f"{base}/mcp",
         "required_scopes": ["read"],
         "client_registration_options": ClientRegistrationOptions(enabled=True, valid_scopes=["read"]),
         "validate_token_resource": True,

@@ -24,7 +24,7 @@ class Verifier:
 def make_server() -> MCPServer:
     mcp = MCPServer("secure", token_verifier=Verifier(),
                     auth=AuthSettings(issuer_url="https://auth.example.com", resource_server_url="http://127.0.0.1:8000/mcp",
-                                      required_scopes=["read"]))
+                                      required_scopes=["read"], validate_token_resource=False))
 
     @mcp.tool()
     def whoami() -> str:
@@ -38,7 +38,8 @@ def test_auth_needs_exactly_one_verifier() -> None:
     with pytest.raises(ValueError, match="without auth settings"):
         MCPServer("x", token_verifier=Verifier())
     with pytest.raises(ValueError, match="exactly one"):
-        MCPServer("x", auth=AuthSettings(issuer_url="https://a.example.com", resource_server_url="http://h/mcp"))
+        MCPServer("x", auth=AuthSettings(issuer_url="https://a.example.com", resource_server_url="http://h/mcp",
+                                         validate_token_resource=False))
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])

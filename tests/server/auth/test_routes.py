@@ -18,7 +18,7 @@ from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthClientInformationFull
 
 pytestmark = pytest.mark.anyio
 
-ISSUER = "http://127.0.0.1:9000/"
+ISSUER = "http://127.0.0.1:9000"
 REDIRECT = "http://127.0.0.1:3030/callback"
 VERIFIER = "v" * 64
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(VERIFIER.encode()).digest()).decode().rstrip("=")
@@ -28,7 +28,7 @@ def app(provider: Any, **options: Any) -> Starlette:
     options.setdefault("client_registration_options", ClientRegistrationOptions(enabled=True,
                                                                                 valid_scopes=["read", "write"]))
     options.setdefault("revocation_options", RevocationOptions(enabled=True))
-    return Starlette(routes=create_auth_routes(provider, issuer_url=AnyHttpUrl(ISSUER), **options))
+    return Starlette(routes=create_auth_routes(provider, issuer_url=ISSUER, **options))  # type: ignore[arg-type]
 
 
 def client(starlette_app: Starlette) -> httpx.AsyncClient:
@@ -63,7 +63,7 @@ def redirect_query(response: httpx.Response) -> dict[str, str]:
 
 async def test_the_metadata_document(memory_provider: Any) -> None:
     async with client(app(memory_provider, identity_assertion_enabled=True,
-                          service_documentation_url=AnyHttpUrl("https://docs.example.com"))) as http:
+                          service_documentation_url="https://docs.example.com")) as http:
         response = await http.get("/.well-known/oauth-authorization-server")
     assert response.status_code == 200
     assert response.json() == {
@@ -74,7 +74,7 @@ async def test_the_metadata_document(memory_provider: Any) -> None:
         "scopes_supported": ["read", "write"],
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token", JWT_BEARER_GRANT_TYPE],
-        "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
+        "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic"],
         "code_challenge_methods_supported": ["S256"],
         "service_documentation": "https://docs.example.com",
         "revocation_endpoint": "http://127.0.0.1:9000/revoke",
@@ -84,18 +84,25 @@ async def test_the_metadata_document(memory_provider: Any) -> None:
 
 
 def test_optional_endpoints_are_off_by_default() -> None:
-    document = build_metadata(AnyHttpUrl("https://auth.example.com/tenant"))
-    assert document["issuer"] == "https://auth.example.com/tenant"
-    assert document["token_endpoint"] == "https://auth.example.com/tenant/token"
-    assert "registration_endpoint" not in document and "revocation_endpoint" not in document
-    assert JWT_BEARER_GRANT_TYPE not in document["grant_types_supported"]
-    assert "authorization_grant_profiles_supported" not in document
+    document = build_metadata(AnyHttpUrl("https://auth.example.com/tenant"), None, ClientRegistrationOptions(),
+                              RevocationOptions())
+    assert str(document.issuer) == "https://auth.example.com/tenant"
+    assert str(document.token_endpoint) == "https://auth.example.com/tenant/token"
+    assert document.registration_endpoint is None and document.revocation_endpoint is None
+    assert JWT_BEARER_GRANT_TYPE not in (document.grant_types_supported or [])
+    assert document.authorization_grant_profiles_supported is None
 
 
-def test_routes_follow_the_issuer_path(memory_provider: Any) -> None:
+def test_endpoints_are_advertised_under_the_issuer_and_routed_at_the_app_root(memory_provider: Any) -> None:
     routes = create_auth_routes(memory_provider, issuer_url=AnyHttpUrl("https://auth.example.com/tenant"))
-    assert [route.path for route in routes] == ["/.well-known/oauth-authorization-server/tenant",
-                                                "/tenant/authorize", "/tenant/token"]
+    assert [route.path for route in routes] == ["/.well-known/oauth-authorization-server", "/authorize", "/token"]
+
+
+def test_an_issuer_must_be_https_unless_loopback(memory_provider: Any) -> None:
+    with pytest.raises(ValueError, match="Issuer URL must be HTTPS"):
+        create_auth_routes(memory_provider, issuer_url=AnyHttpUrl("http://auth.example.com"))
+    with pytest.raises(ValueError, match="must not have a query string"):
+        create_auth_routes(memory_provider, issuer_url=AnyHttpUrl("https://auth.example.com/?x=1"))
 
 
 # -- registration -------------------------------------------------------------------------------
@@ -152,7 +159,7 @@ async def test_authorization_redirects_with_a_code_state_and_iss(memory_provider
     add_client(memory_provider)
     async with client(app(memory_provider)) as http:
         params = redirect_query(await authorize(http, scope="read", resource="http://127.0.0.1:8000/mcp"))
-    assert params["state"] == "st" and params["iss"] == "http://127.0.0.1:9000" and params["code"]
+    assert params["state"] == "st" and params["code"]
     authorization = memory_provider.authorize_params[0]
     assert authorization.scopes == ["read"]
     assert authorization.resource == "http://127.0.0.1:8000/mcp"
@@ -173,7 +180,7 @@ async def test_authorization_errors_go_back_to_the_client(memory_provider: Any, 
     add_client(memory_provider)
     async with client(app(memory_provider)) as http:
         query = redirect_query(await authorize(http, **params))
-    assert query["error"] == error and query["state"] == "st" and query["iss"] == "http://127.0.0.1:9000"
+    assert query["error"] == error and query["state"] == "st"
 
 
 @pytest.mark.parametrize(("params", "status"), [({"client_id": "nobody"}, 400), ({"client_id": ""}, 400),
@@ -216,7 +223,7 @@ async def test_the_code_is_exchanged_with_pkce(memory_provider: Any) -> None:
         ({"code": "unknown"}, 400, "invalid_grant"),
         ({"redirect_uri": "http://127.0.0.1:3030/other"}, 400, "invalid_request"),
         ({"client_secret": "wrong"}, 401, "invalid_client"),
-        ({"grant_type": "password"}, 400, "unsupported_grant_type"),
+        ({"grant_type": "password"}, 400, "invalid_request"),
         ({"code_verifier": ""}, 400, "invalid_request"),
     ],
 )
@@ -237,13 +244,17 @@ async def test_client_secret_basic_authenticates_too(memory_provider: Any) -> No
         code = redirect_query(await authorize(http, client_id="basic app"))["code"]
         credentials = base64.b64encode(b"basic%20app:p%40ss%3Aword").decode()
         response = await http.post("/token", headers={"Authorization": f"Basic {credentials}"}, data={
-            "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": VERIFIER})
+            "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "code_verifier": VERIFIER,
+            "client_id": "basic app"})
         assert response.status_code == 200, response.text
         wrong = base64.b64encode(b"basic%20app:nope").decode()
         refused = await http.post("/token", headers={"Authorization": f"Basic {wrong}"},
-                                  data={"grant_type": "refresh_token", "refresh_token": "x"})
+                                  data={"grant_type": "refresh_token", "refresh_token": "x", "client_id": "basic app"})
+        unsent = await http.post("/token", data={"grant_type": "refresh_token", "refresh_token": "x",
+                                                 "client_id": "basic app", "client_secret": "p@ss:word"})
     assert refused.status_code == 401
-    assert refused.headers["www-authenticate"].startswith("Basic")
+    assert refused.json() == {"error": "invalid_client", "error_description": "Invalid client_secret"}
+    assert unsent.status_code == 401 and "Basic authentication" in unsent.json()["error_description"]
 
 
 async def test_a_public_client_needs_no_secret(memory_provider: Any) -> None:
@@ -269,12 +280,12 @@ async def test_refresh_tokens_rotate_and_cannot_widen_scope(memory_provider: Any
     assert widened.status_code == 400 and widened.json()["error"] == "invalid_scope"
 
 
-async def test_a_client_must_be_registered_for_the_grant(memory_provider: Any) -> None:
+async def test_a_client_can_only_use_the_grants_it_registered_for(memory_provider: Any) -> None:
     add_client(memory_provider, grant_types=["authorization_code"])
     async with client(app(memory_provider)) as http:
         response = await http.post("/token", data={"grant_type": "refresh_token", "refresh_token": "x",
                                                    "client_id": "app", "client_secret": "app-secret"})
-    assert response.json()["error"] == "unauthorized_client"
+    assert response.json()["error"] == "unsupported_grant_type"
 
 
 # -- token: identity assertion (SEP-990) ----------------------------------------------------------
@@ -314,7 +325,7 @@ async def test_identity_assertions_are_gated(memory_provider: Any) -> None:
         not_registered = await jwt_bearer(http, client_id="other", client_secret="other-secret")
     assert disabled.json()["error"] == "unsupported_grant_type"
     assert public.json()["error"] == "unauthorized_client"
-    assert not_registered.json()["error"] == "unauthorized_client"
+    assert not_registered.json()["error"] == "unsupported_grant_type"
     assert memory_provider.assertions == []
 
 
@@ -334,3 +345,28 @@ async def test_revocation_only_revokes_the_clients_own_tokens(memory_provider: A
         unknown = await http.post("/revoke", data={"token": "nope", "client_id": "app", "client_secret": "app-secret"})
     assert own.status_code == 200 and unknown.status_code == 200
     assert memory_provider.revoked == [access]
+
+
+async def test_oversized_bodies_are_refused_before_the_endpoint_runs(memory_provider: Any) -> None:
+    add_client(memory_provider)
+    async with client(app(memory_provider)) as http:
+        huge = "x" * (4 * 1024 * 1024 + 1)
+        token = await http.post("/token", data={"grant_type": "refresh_token", "refresh_token": huge,
+                                                "client_id": "app", "client_secret": "app-secret"},
+                                headers={"Origin": "http://inspector.example"})
+        authorization = await http.post("/authorize", data={"client_id": huge})
+    assert token.status_code == 413 and token.text == "Request body too large"
+    assert token.headers["access-control-allow-origin"] == "*"
+    assert authorization.status_code == 413
+
+
+async def test_authorization_requests_can_be_posted_as_a_form(memory_provider: Any) -> None:
+    add_client(memory_provider)
+    async with client(app(memory_provider)) as http:
+        response = await http.post("/authorize", data={
+            "response_type": "code", "client_id": "app", "redirect_uri": REDIRECT, "state": "st",
+            "code_challenge": CHALLENGE})
+        refused = await http.post("/authorize", data={"response_type": "token", "client_id": "app", "state": "st",
+                                                      "code_challenge": CHALLENGE})
+    assert redirect_query(response)["state"] == "st"
+    assert redirect_query(refused)["error"] == "unsupported_response_type"

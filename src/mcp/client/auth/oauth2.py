@@ -40,9 +40,9 @@ import logging
 import secrets
 import string
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import Any, Protocol, cast, get_args, runtime_checkable
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import anyio
@@ -51,14 +51,18 @@ import httpx
 from pydantic import BaseModel, Field, ValidationError
 
 from mcp.client.auth import utils
+from mcp.client.auth._flow import Flow, SubFlow
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 from mcp.shared.auth import (
+    AuthorizationCodeResult,
     OAuthClientInformationFull,
     OAuthClientMetadata,
     OAuthMetadata,
     OAuthToken,
     ProtectedResourceMetadata,
+    TokenEndpointAuthMethod,
 )
+from mcp.shared.auth_utils import calculate_token_expiry
 
 logger = logging.getLogger("mcp.client.auth")
 
@@ -66,43 +70,41 @@ MAX_STEP_UP_ATTEMPTS = 1
 """Re-authorizations for the same challenged scope set before a `403` is final."""
 TOKEN_EXPIRY_LEEWAY = 30.0
 """Seconds before `expires_in` runs out at which a token counts as expired."""
-OFFLINE_ACCESS = "offline_access"
+OFFLINE_ACCESS = utils.OFFLINE_ACCESS
 _PKCE_ALPHABET = string.ascii_letters + string.digits + "-._~"
 _JSON = {"Accept": "application/json"}
 _SUPPORTED_AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
+_KNOWN_TOKEN_ENDPOINT_AUTH_METHODS: tuple[str | None, ...] = (None, *get_args(TokenEndpointAuthMethod))
+_SECRET_AUTH_METHODS = ("client_secret_basic", "client_secret_post")
 
-Flow = AsyncGenerator[httpx.Request, httpx.Response]
+
+def _with_client_secret(data: dict[str, str], headers: dict[str, str], client_id: str, secret: str,
+                        method: str) -> tuple[dict[str, str], dict[str, str]]:
+    """A token request authenticated with a client secret (RFC 6749 §2.3.1): `client_secret_basic`
+    as a URL-encoded `Authorization: Basic` header (the secret kept out of the body),
+    `client_secret_post` as `client_id`/`client_secret` form fields. Returns new form data;
+    `headers` is updated in place."""
+    if method == "client_secret_basic":
+        credentials = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
+        return {key: value for key, value in data.items() if key != "client_secret"}, headers
+    return {**data, "client_id": client_id, "client_secret": secret}, headers
 
 
-class SubFlow:
-    """Runs a sub-flow (another `Flow`) from inside an auth flow. Async generators cannot
-    delegate with `yield from`, so the caller relays each request out and each response back:
-
-        async with SubFlow(self._refresh_flow()) as sub:
-            outgoing = await sub.step(None)
-            while outgoing is not None:
-                outgoing = await sub.step((yield outgoing))
-
-    Every response's body is read before the sub-flow sees it; the sub-flow is closed on exit."""
-
-    def __init__(self, flow: Flow) -> None:
-        self._flow = flow
-
-    async def step(self, reply: httpx.Response | None) -> httpx.Request | None:
-        """The sub-flow's next request, given the response to its previous one; None when done."""
-        if reply is not None:
-            await reply.aread()
-        try:
-            return await self._flow.asend(reply)  # type: ignore[arg-type]  # None starts it
-        except StopAsyncIteration:
-            return None
-
-    async def __aenter__(self) -> SubFlow:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._flow.aclose()
-
+def check_registration_usable(client_info: OAuthClientInformationFull) -> None:
+    """Refuse (`OAuthRegistrationError`) a dynamic registration the authorization-code flow cannot
+    use (RFC 7591 §3.2.1 lets the server substitute values; the client checks them): a
+    token-endpoint auth method this flow cannot apply (unknown, or `private_key_jwt`, which needs
+    a key this flow does not hold), or a secret-based method without an issued `client_secret`."""
+    method = client_info.token_endpoint_auth_method
+    if method not in _KNOWN_TOKEN_ENDPOINT_AUTH_METHODS or method == "private_key_jwt":
+        raise OAuthRegistrationError(
+            f"Authorization server registered the client with unsupported token_endpoint_auth_method {method!r}"
+        )
+    if method in _SECRET_AUTH_METHODS and client_info.client_secret is None:
+        raise OAuthRegistrationError(
+            f"Authorization server registered the client for {method!r} but issued no client_secret"
+        )
 
 # -- public protocol and values -----------------------------------------------------------------
 
@@ -121,16 +123,6 @@ class TokenStorage(Protocol):
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None: ...
 
 
-@dataclass
-class AuthorizationCodeResult:
-    """What the redirect back to `redirect_uri` carried: pass `state` and `iss` through exactly as
-    they arrived (the provider compares them)."""
-
-    code: str
-    state: str | None = None
-    iss: str | None = None
-
-
 class PKCEParameters(BaseModel):
     """A PKCE verifier and its S256 challenge (RFC 7636)."""
 
@@ -146,8 +138,8 @@ class PKCEParameters(BaseModel):
 
 
 RedirectHandler = Callable[[str], Awaitable[None]]
-CallbackHandler = Callable[[], Awaitable[Any]]
-"""Returns an `AuthorizationCodeResult` (a `(code, state)` tuple is accepted too)."""
+CallbackHandler = Callable[[], Awaitable[AuthorizationCodeResult]]
+"""Returns an `AuthorizationCodeResult` (a v1-style `(code, state)` tuple is still accepted)."""
 ResourceValidator = Callable[[str, "str | None"], Awaitable[None]]
 """`(server_url, resource_from_metadata)`; raise to refuse the protected resource metadata."""
 
@@ -155,7 +147,11 @@ ResourceValidator = Callable[[str, "str | None"], Awaitable[None]]
 @dataclass
 class OAuthContext:
     """Everything the provider knows: its configuration, what discovery found, the client and
-    the tokens (with the issuer each is bound to)."""
+    the tokens (with the issuer each is bound to).
+
+    The fields up to `lock` are the official ones, in their order (positional construction
+    works); the rest are this SDK's bookkeeping. `protocol_version` is the `MCP-Protocol-Version`
+    of the latest request the provider authorized."""
 
     server_url: str
     client_metadata: OAuthClientMetadata
@@ -163,23 +159,56 @@ class OAuthContext:
     redirect_handler: RedirectHandler | None = None
     callback_handler: CallbackHandler | None = None
     client_metadata_url: str | None = None
-    validate_resource_url: ResourceValidator | None = None
-    timeout: float = 300.0
 
     protected_resource_metadata: ProtectedResourceMetadata | None = None
     oauth_metadata: OAuthMetadata | None = None
-    oauth_metadata_discovered: bool = False
-    """False when `oauth_metadata` holds the 2025-03-26 default endpoints (nothing was fetched)."""
     auth_server_url: str | None = None
-    resource: str | None = None
+    protocol_version: str | None = None
 
     client_info: OAuthClientInformationFull | None = None
-    client_info_issuer: str | None = None
     current_tokens: OAuthToken | None = None
     token_expiry_time: float | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+    validate_resource_url: ResourceValidator | None = None
+    oauth_metadata_discovered: bool = False
+    """False when `oauth_metadata` holds the 2025-03-26 default endpoints (nothing was fetched)."""
+    resource: str | None = None
+    client_info_issuer: str | None = None
     tokens_issuer: str | None = None
     requested_scopes: list[str] | None = None
     step_up_attempts: dict[frozenset[str], int] = field(default_factory=lambda: {})
+
+    def get_authorization_base_url(self, server_url: str) -> str:
+        """`scheme://host[:port]` of `server_url` (the 2025-03-26 authorization base URL)."""
+        parts = urlsplit(server_url)
+        return f"{parts.scheme}://{parts.netloc}"
+
+    def should_include_resource_param(self, protocol_version: str | None = None) -> bool:
+        """Whether OAuth requests carry the RFC 8707 `resource` parameter: always once protected
+        resource metadata was found, else from protocol version 2025-06-18 on."""
+        if self.protected_resource_metadata is not None:
+            return True
+        if not protocol_version:
+            return False
+        return protocol_version >= "2025-06-18"  # ISO dates compare as strings
+
+    def prepare_token_auth(self, data: dict[str, str],
+                           headers: dict[str, str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+        """`(data, headers)` of a token request with the registered client's authentication
+        applied (RFC 6749 §2.3.1): `client_secret_basic` as a URL-encoded `Authorization: Basic`
+        header (the secret left out of the body), `client_secret_post` as form fields. An
+        unknown registered method is an `OAuthTokenError`."""
+        headers = {} if headers is None else headers
+        info = self.client_info
+        if info is None:
+            return data, headers
+        method = info.token_endpoint_auth_method
+        if method in _SECRET_AUTH_METHODS and info.client_secret:
+            return _with_client_secret(data, headers, info.client_id, info.client_secret, method)
+        if method not in _KNOWN_TOKEN_ENDPOINT_AUTH_METHODS:
+            raise OAuthTokenError(f"Registered client uses unsupported token_endpoint_auth_method {method!r}")
+        return data, headers
 
     def get_resource_url(self) -> str:
         """The `resource` parameter (RFC 8707): the protected resource's identifier exactly as
@@ -189,7 +218,7 @@ class OAuthContext:
         return utils.canonical_resource(self.server_url)
 
     def update_token_expiry(self, token: OAuthToken) -> None:
-        self.token_expiry_time = time.time() + token.expires_in if token.expires_in is not None else None
+        self.token_expiry_time = calculate_token_expiry(token.expires_in)
 
     def is_token_valid(self) -> bool:
         if self.current_tokens is None or not self.current_tokens.access_token:
@@ -211,7 +240,7 @@ class OAuthContext:
 class OAuthClientProvider(httpx.Auth):
     """OAuth 2.1 authorization for MCP over HTTP, as an `httpx.Auth` (see the module docstring)."""
 
-    requires_request_body = True
+    requires_response_body = True
 
     def __init__(
         self,
@@ -242,11 +271,14 @@ class OAuthClientProvider(httpx.Auth):
 
     # -- httpx.Auth -----------------------------------------------------------------------------
 
-    def sync_auth_flow(self, request: httpx.Request) -> Any:
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """The flow is asynchronous only: a synchronous client gets a clear error."""
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx.AsyncClient")
+        yield request  # a generator, as httpx.Auth flows are
 
     async def async_auth_flow(self, request: httpx.Request) -> Flow:
         await request.aread()  # the request may be replayed after the flow
+        self.context.protocol_version = request.headers.get("mcp-protocol-version", self.context.protocol_version)
         async with self._lock():
             if not self._initialized:
                 await self._initialize()
@@ -308,6 +340,7 @@ class OAuthClientProvider(httpx.Auth):
         client_info = await ctx.storage.get_client_info()
         if client_info is not None:
             ctx.client_info = client_info
+            ctx.client_info_issuer = client_info.issuer
         self._initialized = True
 
     def _access_token(self) -> str | None:
@@ -328,13 +361,17 @@ class OAuthClientProvider(httpx.Auth):
         ctx = self.context
         ctx.current_tokens = token
         ctx.update_token_expiry(token)
-        ctx.tokens_issuer = ctx.oauth_metadata.issuer if ctx.oauth_metadata is not None else None
+        ctx.tokens_issuer = str(ctx.oauth_metadata.issuer) if ctx.oauth_metadata is not None else None
         await ctx.storage.set_tokens(token)
 
     async def _store_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        """Keep a new registration, bound (SEP-2352: `issuer`, persisted with it) to the
+        authorization server whose discovered metadata it was obtained from."""
         ctx = self.context
+        if ctx.oauth_metadata is not None and ctx.oauth_metadata_discovered:
+            client_info = client_info.model_copy(update={"issuer": str(ctx.oauth_metadata.issuer)})
         ctx.client_info = client_info
-        ctx.client_info_issuer = ctx.oauth_metadata.issuer if ctx.oauth_metadata is not None else None
+        ctx.client_info_issuer = client_info.issuer
         await ctx.storage.set_client_info(client_info)
 
     # -- the flow -------------------------------------------------------------------------------
@@ -353,8 +390,8 @@ class OAuthClientProvider(httpx.Auth):
                     break
         if prm is not None:
             await self._validate_resource(prm)
-            auth_server_url = prm.authorization_servers[0]
-            ctx.resource = prm.resource
+            auth_server_url = str(prm.authorization_servers[0])
+            ctx.resource = str(prm.resource)
         else:
             logger.debug("no protected resource metadata for %s: 2025-03-26 discovery", ctx.server_url)
             auth_server_url = utils.origin(ctx.server_url)
@@ -398,28 +435,30 @@ class OAuthClientProvider(httpx.Auth):
         return utils.authorization_server_metadata_urls(auth_server_url)
 
     def _check_metadata_issuer(self, auth_server_url: str, metadata: OAuthMetadata) -> None:
-        if not utils.issuers_match(auth_server_url, metadata.issuer):
-            raise OAuthFlowError(
-                f"Authorization server metadata issuer mismatch: fetched for {auth_server_url!r}, "
-                f"but the document names {metadata.issuer!r}"
-            )
+        """RFC 8414 §3.3 / SEP-2468: the document must name the issuer discovery started from,
+        compared as strings. Only on the 2025-03-26 path (no protected resource metadata, the
+        issuer is the server's origin) may a root issuer carry its trailing slash."""
+        issuer = str(metadata.issuer)
+        if self.context.protected_resource_metadata is None and utils.issuers_match(issuer, auth_server_url):
+            return
+        utils.validate_metadata_issuer(metadata, auth_server_url)
 
     def _default_metadata(self, auth_server_url: str) -> OAuthMetadata:
         """The 2025-03-26 fallback: default endpoint paths on the authorization server."""
         base = auth_server_url.rstrip("/")
-        return OAuthMetadata(
-            issuer=auth_server_url,
-            authorization_endpoint=f"{base}/authorize",
-            token_endpoint=f"{base}/token",
-            registration_endpoint=f"{base}/register",
-        )
+        return OAuthMetadata.model_validate({
+            "issuer": auth_server_url,
+            "authorization_endpoint": f"{base}/authorize",
+            "token_endpoint": f"{base}/token",
+            "registration_endpoint": f"{base}/register",
+        })
 
     async def _validate_resource(self, prm: ProtectedResourceMetadata) -> None:
         ctx = self.context
         if ctx.validate_resource_url is not None:
-            await ctx.validate_resource_url(ctx.server_url, prm.resource)
+            await ctx.validate_resource_url(ctx.server_url, str(prm.resource))
             return
-        if not utils.resource_covers(prm.resource, ctx.server_url):
+        if not utils.resource_covers(str(prm.resource), ctx.server_url):
             raise OAuthFlowError(
                 f"Protected resource {prm.resource!r} does not match the MCP server {ctx.server_url!r}; "
                 "refusing to authorize for it"
@@ -428,22 +467,22 @@ class OAuthClientProvider(httpx.Auth):
     def _use_authorization_server(self, auth_server_url: str, metadata: OAuthMetadata, discovered: bool) -> None:
         """Adopt `metadata`; drop credentials and tokens bound to a different issuer."""
         ctx = self.context
-        issuer = metadata.issuer
-        if ctx.client_info is not None:
-            if ctx.client_info_issuer is None:
-                ctx.client_info_issuer = issuer  # stored or pre-registered: bound to the first issuer seen
-            elif ctx.client_info_issuer != issuer and not self._portable_client(metadata):
-                logger.info("authorization server changed from %s to %s: registering again",
-                            ctx.client_info_issuer, issuer)
-                ctx.client_info = None
-                ctx.client_info_issuer = None
+        issuer = str(metadata.issuer)
+        # credentials without a recorded issuer (pre-registered, or stored before issuer binding)
+        # carry no binding and are used as they are
+        bound = ctx.client_info_issuer
+        if ctx.client_info is not None and bound is not None and not utils.issuers_match(bound, issuer) \
+                and not self._portable_client(metadata):
+            logger.info("authorization server changed from %s to %s: registering again", bound, issuer)
+            ctx.client_info = None
+            ctx.client_info_issuer = None
         if ctx.current_tokens is not None:
             if ctx.tokens_issuer is None:
                 ctx.tokens_issuer = issuer
             elif ctx.tokens_issuer != issuer:
                 ctx.clear_tokens()
                 ctx.requested_scopes = None
-        elif ctx.auth_server_url is not None and ctx.oauth_metadata is not None and ctx.oauth_metadata.issuer != issuer:
+        elif ctx.auth_server_url is not None and ctx.oauth_metadata is not None and str(ctx.oauth_metadata.issuer) != issuer:
             ctx.requested_scopes = None
         ctx.auth_server_url = auth_server_url
         ctx.oauth_metadata = metadata
@@ -503,17 +542,23 @@ class OAuthClientProvider(httpx.Auth):
             else:
                 response = yield self._registration_request(metadata)
                 await self._handle_registration_response(response)
-        client_info = ctx.client_info
-        assert client_info is not None
+        response = yield await self._perform_authorization()
+        await self._handle_token_response(response)
 
+    async def _perform_authorization(self) -> httpx.Request:
+        """The user-facing step (redirect, then wait for the callback) with a registered client;
+        returns the token request exchanging the code. The hook subclasses override (as in the
+        official SDK) to check or replace how the token request is obtained."""
+        ctx = self.context
+        metadata, client_info = ctx.oauth_metadata, ctx.client_info
+        assert metadata is not None and client_info is not None
+        assert ctx.redirect_handler is not None and ctx.callback_handler is not None
         pkce = PKCEParameters.generate()
         state = secrets.token_urlsafe(32)
         await ctx.redirect_handler(self._authorization_url(metadata, client_info, pkce, state))
         result = await ctx.callback_handler()
         code = self._check_authorization_response(result, state, metadata)
-
-        response = yield self._token_request(self._code_grant(code, pkce.code_verifier, client_info))
-        await self._handle_token_response(response)
+        return self._token_request(self._code_grant(code, pkce.code_verifier, client_info))
 
     def _can_use_client_metadata_document(self, metadata: OAuthMetadata) -> bool:
         return self.context.client_metadata_url is not None and bool(metadata.client_id_metadata_document_supported)
@@ -535,16 +580,13 @@ class OAuthClientProvider(httpx.Auth):
         body = ctx.client_metadata.model_dump(mode="json", exclude_none=True)
         if ctx.requested_scopes and "scope" not in body:
             body["scope"] = " ".join(ctx.requested_scopes)
-        if "application_type" not in body:
-            uris = [str(uri) for uri in ctx.client_metadata.redirect_uris or []]
-            body["application_type"] = "native" if all(utils.is_loopback_or_custom(u) for u in uris) else "web"
         if "token_endpoint_auth_method" not in body:
             supported = metadata.token_endpoint_auth_methods_supported or []
             chosen = next((m for m in _SUPPORTED_AUTH_METHODS if m in supported), None)
             if chosen is not None:
                 body["token_endpoint_auth_method"] = chosen
         self._registration_body = body
-        return httpx.Request("POST", endpoint, json=body, headers=_JSON)
+        return httpx.Request("POST", str(endpoint), json=body, headers=_JSON)
 
     async def _handle_registration_response(self, response: httpx.Response) -> None:
         if response.status_code not in (200, 201):
@@ -563,8 +605,8 @@ class OAuthClientProvider(httpx.Auth):
                 f"The authorization server registered this client for token_endpoint_auth_method "
                 f"{method!r}, which this client does not implement"
             )
-        if method in ("client_secret_basic", "client_secret_post") and not info.client_secret:
-            raise OAuthRegistrationError(f"Registered for {method!r} but no client_secret was issued")
+        if method in _SECRET_AUTH_METHODS:
+            check_registration_usable(info)
         await self._store_client_info(info)
 
     def _auth_methods(self) -> tuple[str, ...]:
@@ -574,8 +616,6 @@ class OAuthClientProvider(httpx.Auth):
                            pkce: PKCEParameters, state: str) -> str:
         ctx = self.context
         endpoint = metadata.authorization_endpoint
-        if endpoint is None:
-            raise OAuthFlowError(f"Authorization server {metadata.issuer!r} has no authorization_endpoint")
         redirect_uris = client_info.redirect_uris or ctx.client_metadata.redirect_uris
         if not redirect_uris:
             raise OAuthFlowError("The authorization code flow needs a redirect URI in client_metadata.redirect_uris")
@@ -586,18 +626,21 @@ class OAuthClientProvider(httpx.Auth):
             "state": state,
             "code_challenge": pkce.code_challenge,
             "code_challenge_method": "S256",
-            "resource": ctx.get_resource_url(),
         }
+        self._add_resource(params)
         if ctx.requested_scopes:
             params["scope"] = " ".join(ctx.requested_scopes)
-        parts = urlsplit(endpoint)
+            if OFFLINE_ACCESS in ctx.requested_scopes:
+                params["prompt"] = "consent"  # OIDC Core §11: offline access needs consent
+        parts = urlsplit(str(endpoint))
         query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k not in params]
         query.extend(params.items())
         return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query, quote_via=quote), ""))
 
     def _check_authorization_response(self, result: Any, state: str, metadata: OAuthMetadata) -> str:
         if isinstance(result, tuple):
-            result = AuthorizationCodeResult(*cast(tuple[Any, ...], result))
+            code, state_value, *rest = cast(tuple[Any, ...], result)
+            result = AuthorizationCodeResult(code=code, state=state_value, iss=rest[0] if rest else None)
         if not isinstance(result, AuthorizationCodeResult):
             raise OAuthFlowError(f"callback_handler must return an AuthorizationCodeResult, got {type(result).__name__}")
         if result.state != state:
@@ -606,7 +649,7 @@ class OAuthClientProvider(httpx.Auth):
             # RFC 9207 §2.4 as profiled by MCP: a present `iss` must equal the recorded issuer (simple
             # string comparison, no normalization); an absent one is refused only if advertised.
             if result.iss is not None:
-                if result.iss != metadata.issuer:
+                if result.iss != str(metadata.issuer):
                     raise OAuthFlowError(
                         f"Authorization response iss {result.iss!r} does not match the authorization "
                         f"server issuer {metadata.issuer!r}: discarded"
@@ -624,17 +667,25 @@ class OAuthClientProvider(httpx.Auth):
             "grant_type": "authorization_code",
             "code": code,
             "redirect_uri": str(redirect_uris[0]) if redirect_uris else "",
+            "client_id": client_info.client_id,
             "code_verifier": verifier,
-            "resource": self.context.get_resource_url(),
         }
+        self._add_resource(data)
         return data
+
+    def _add_resource(self, params: dict[str, str]) -> None:
+        """The RFC 8707 `resource` parameter, when the server is known to expect it (protected
+        resource metadata was found, or the protocol version is 2025-06-18 or later)."""
+        ctx = self.context
+        if ctx.should_include_resource_param(ctx.protocol_version):
+            params["resource"] = ctx.get_resource_url()
 
     # -- token requests -------------------------------------------------------------------------
 
     def _token_endpoint(self) -> str:
         metadata = self.context.oauth_metadata
         if metadata is not None:
-            return metadata.token_endpoint
+            return str(metadata.token_endpoint)
         return f"{utils.origin(self.context.server_url)}/token"
 
     def _token_auth_method(self, client_info: OAuthClientInformationFull) -> str:
@@ -653,16 +704,12 @@ class OAuthClientProvider(httpx.Auth):
                            client_info: OAuthClientInformationFull) -> None:
         """Authenticate the client on a token request (RFC 6749 §2.3)."""
         method = self._token_auth_method(client_info)
-        if method == "client_secret_basic":
+        if method in _SECRET_AUTH_METHODS:
             if not client_info.client_secret:
-                raise OAuthTokenError("client_secret_basic needs a client_secret")
-            credentials = f"{quote(client_info.client_id, safe='')}:{quote(client_info.client_secret, safe='')}"
-            headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
-        elif method == "client_secret_post":
-            if not client_info.client_secret:
-                raise OAuthTokenError("client_secret_post needs a client_secret")
-            data["client_id"] = client_info.client_id
-            data["client_secret"] = client_info.client_secret
+                raise OAuthTokenError(f"{method} needs a client_secret")
+            prepared, _ = _with_client_secret(data, headers, client_info.client_id, client_info.client_secret, method)
+            data.clear()
+            data.update(prepared)
         elif method == "none":
             data["client_id"] = client_info.client_id
         else:
@@ -689,8 +736,10 @@ class OAuthClientProvider(httpx.Auth):
     def _refresh_request(self) -> httpx.Request:
         tokens = self.context.current_tokens
         assert tokens is not None and tokens.refresh_token
-        data = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token,
-                "resource": self.context.get_resource_url()}
+        data = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token}
+        self._add_resource(data)
+        if self.context.client_info is not None:
+            data["client_id"] = self.context.client_info.client_id
         return self._token_request(data)
 
     async def _handle_refresh_response(self, response: httpx.Response) -> bool:
@@ -736,4 +785,5 @@ __all__ = [
     "RedirectHandler",
     "ResourceValidator",
     "TokenStorage",
+    "check_registration_usable",
 ]

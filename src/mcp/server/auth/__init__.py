@@ -2,10 +2,12 @@
 
 - `provider`: `TokenVerifier`, `AccessToken`, the embedded `OAuthAuthorizationServerProvider`.
 - `settings`: `AuthSettings`.
-- `middleware.auth_context`: `get_access_token()` inside handlers.
-- `app`: `wrap_with_auth(...)`, the bearer-token gate plus the protected resource metadata route.
-- `routes`: `create_auth_routes(...)` (embedded authorization server) and
-  `create_protected_resource_routes(...)`.
+- `middleware.auth_context`: `get_access_token()` inside handlers (`auth_context_var`).
+- `middleware.bearer_auth`: the bearer-token gate `MCPServer` uses, and the Starlette pair
+  `BearerAuthBackend` / `RequireAuthMiddleware`; `middleware.client_auth`: `ClientAuthenticator`.
+- `handlers`: the endpoints of an embedded authorization server (`TokenHandler`, ...).
+- `routes`: `create_auth_routes(...)` and `create_protected_resource_routes(...)`.
+- `app`: `wrap_with_auth(...)`, the gate plus the protected resource metadata route.
 
-Only `app`, `routes` and the bearer middleware import Starlette.
+`provider` and `settings` are pure pydantic; the rest imports Starlette.
 """

@@ -82,7 +82,7 @@ def wrap_with_auth(
         required_scopes=auth.required_scopes,
         resource_metadata_url=metadata_url,
         resource=resource,
-        validate_resource=auth.validate_token_resource,
+        validate_resource=bool(auth.validate_token_resource),
     )
     return gated, routes
 

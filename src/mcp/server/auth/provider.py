@@ -11,7 +11,8 @@ Pure pydantic: importing this module loads no HTTP stack.
 
 from __future__ import annotations
 
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import AnyUrl, BaseModel
@@ -30,6 +31,14 @@ class AccessToken(BaseModel):
     resource: str | None = None
     subject: str | None = None
     claims: dict[str, Any] | None = None
+
+
+def principal_components(token: AccessToken) -> tuple[str, str | None, str | None]:
+    """Who a token stands for, as `(client_id, issuer, subject)`: the issuer comes from the `iss`
+    claim the verifier recorded. A component the verifier did not supply is `None`, so comparisons
+    (e.g. "is this the principal that opened the session?") fall back to the others."""
+    issuer = (token.claims or {}).get("iss")
+    return token.client_id, (str(issuer) if issuer is not None else None), token.subject
 
 
 class AuthorizationParams(BaseModel):
@@ -61,6 +70,8 @@ class RefreshToken(BaseModel):
     scopes: list[str]
     expires_at: int | None = None
     resource: str | None = None
+    subject: str | None = None
+    """The resource owner, carried over to the access tokens a refresh issues."""
 
 
 class IdentityAssertionParams(BaseModel):
@@ -73,23 +84,60 @@ class IdentityAssertionParams(BaseModel):
     resource: str | None = None
 
 
-class _OAuthError(Exception):
-    def __init__(self, error: str, error_description: str | None = None) -> None:
-        super().__init__(f"{error}: {error_description}" if error_description else error)
-        self.error = error
-        self.error_description = error_description
+RegistrationErrorCode = Literal[
+    "invalid_redirect_uri",
+    "invalid_client_metadata",
+    "invalid_software_statement",
+    "unapproved_software_statement",
+]
+"""RFC 7591 §3.2.2 registration error codes."""
+
+AuthorizationErrorCode = Literal[
+    "invalid_request",
+    "unauthorized_client",
+    "access_denied",
+    "unsupported_response_type",
+    "invalid_scope",
+    "server_error",
+    "temporarily_unavailable",
+    "invalid_target",
+]
+"""RFC 6749 §4.1.2.1 authorization error codes (plus RFC 8707 `invalid_target`)."""
+
+TokenErrorCode = Literal[
+    "invalid_request",
+    "invalid_client",
+    "invalid_grant",
+    "unauthorized_client",
+    "unsupported_grant_type",
+    "invalid_scope",
+    "invalid_target",
+]
+"""RFC 6749 §5.2 token error codes (plus RFC 8707 `invalid_target`)."""
 
 
-class AuthorizeError(_OAuthError):
+@dataclass(frozen=True)
+class RegistrationError(Exception):
+    """Refuse a client registration (RFC 7591 §3.2.2 `error`, e.g. `invalid_client_metadata`)."""
+
+    error: RegistrationErrorCode
+    error_description: str | None = None
+
+
+@dataclass(frozen=True)
+class AuthorizeError(Exception):
     """Refuse an authorization request (RFC 6749 §4.1.2.1 `error`, e.g. `access_denied`)."""
 
+    error: AuthorizationErrorCode
+    error_description: str | None = None
 
-class TokenError(_OAuthError):
+
+@dataclass(frozen=True)
+class TokenError(Exception):
     """Refuse a token request (RFC 6749 §5.2 `error`, e.g. `invalid_grant`, `invalid_target`)."""
 
-
-class RegistrationError(_OAuthError):
-    """Refuse a client registration (RFC 7591 §3.2.2 `error`, e.g. `invalid_client_metadata`)."""
+    error: TokenErrorCode
+    error_description: str | None = None
 
 
 @runtime_checkable
@@ -149,7 +197,7 @@ class OAuthAuthorizationServerProvider(Protocol, Generic[AuthorizationCodeT, Ref
         raise TokenError("unsupported_grant_type", "identity assertions are not accepted")
 
 
-class ProviderTokenVerifier:
+class ProviderTokenVerifier(TokenVerifier):
     """A `TokenVerifier` backed by an embedded authorization server's `load_access_token`."""
 
     def __init__(self, provider: OAuthAuthorizationServerProvider[Any, Any, Any]) -> None:
@@ -172,6 +220,7 @@ __all__ = [
     "AccessTokenT",
     "AuthorizationCode",
     "AuthorizationCodeT",
+    "AuthorizationErrorCode",
     "AuthorizationParams",
     "AuthorizeError",
     "IdentityAssertionParams",
@@ -180,7 +229,10 @@ __all__ = [
     "RefreshToken",
     "RefreshTokenT",
     "RegistrationError",
+    "RegistrationErrorCode",
     "TokenError",
+    "TokenErrorCode",
     "TokenVerifier",
     "construct_redirect_uri",
+    "principal_components",
 ]

@@ -17,14 +17,15 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from pydantic import BaseModel, Field
 
 from mcp.client.auth import utils
+from mcp.client.auth._flow import Flow
 from mcp.client.auth.exceptions import OAuthFlowError
-from mcp.client.auth.oauth2 import Flow, OAuthClientProvider, TokenStorage
+from mcp.client.auth.oauth2 import OAuthClientProvider, TokenStorage
 from mcp.shared.auth import (
     CLIENT_CREDENTIALS_GRANT_TYPE,
     JWT_BEARER_CLIENT_ASSERTION_TYPE,
@@ -70,11 +71,14 @@ class _ClientCredentialsBase(OAuthClientProvider):
         self._initialized = True
 
     def _use_authorization_server(self, auth_server_url: str, metadata: OAuthMetadata, discovered: bool) -> None:
-        if self.issuer is not None and metadata.issuer != self.issuer:
+        if self.issuer is not None and str(metadata.issuer) != self.issuer:
             raise OAuthFlowError(
                 f"The MCP server points at authorization server {metadata.issuer!r}, but these client "
                 f"credentials belong to {self.issuer!r}"
             )
+        if self.context.client_info_issuer is None:
+            # a configured secret is bound to the first authorization server it is sent to
+            self.context.client_info_issuer = str(metadata.issuer)
         bound = self.context.client_info_issuer
         super()._use_authorization_server(auth_server_url, metadata, discovered)
         if self.context.client_info is None:
@@ -94,12 +98,17 @@ class _ClientCredentialsBase(OAuthClientProvider):
         return False
 
     async def _obtain_token(self) -> Flow:
+        response = yield await self._perform_authorization()
+        await self._handle_token_response(response)
+
+    async def _perform_authorization(self) -> httpx.Request:
+        """The `client_credentials` token request (no user step)."""
         ctx = self.context
-        data = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE, "resource": ctx.get_resource_url()}
+        data = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE}
+        self._add_resource(data)
         if ctx.requested_scopes:
             data["scope"] = " ".join(ctx.requested_scopes)
-        response = yield await self._client_credentials_request(data)
-        await self._handle_token_response(response)
+        return await self._client_credentials_request(data)
 
     async def _client_credentials_request(self, data: dict[str, str]) -> httpx.Request:
         return self._token_request(data)
@@ -114,7 +123,7 @@ class ClientCredentialsOAuthProvider(_ClientCredentialsBase):
         storage: TokenStorage,
         client_id: str,
         client_secret: str,
-        token_endpoint_auth_method: str = "client_secret_basic",
+        token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] = "client_secret_basic",
         scope: str | None = None,
         issuer: str | None = None,
     ) -> None:
@@ -151,7 +160,7 @@ class PrivateKeyJWTOAuthProvider(_ClientCredentialsBase):
         ctx = self.context
         metadata = ctx.oauth_metadata
         assert metadata is not None and ctx.client_info is not None
-        assertion = await self.assertion_provider(metadata.issuer)
+        assertion = await self.assertion_provider(str(metadata.issuer))
         data = {
             **data,
             "client_id": ctx.client_info.client_id,
@@ -177,7 +186,7 @@ class SignedJWTParameters(BaseModel):
     subject: str
     signing_key: str
     signing_algorithm: str = "RS256"
-    lifetime_seconds: int = Field(default=300, gt=0)
+    lifetime_seconds: int = Field(default=300)
     additional_claims: dict[str, Any] | None = None
 
     def create_assertion(self, audience: str) -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any, Literal
 from urllib.parse import quote
 
 import anyio
@@ -26,8 +26,9 @@ import httpx
 from pydantic import AnyHttpUrl, ValidationError
 
 from mcp.client.auth import utils
+from mcp.client.auth._flow import Flow, SubFlow
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthTokenError
-from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, Flow, SubFlow, TokenStorage
+from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, TokenStorage
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthMetadata, OAuthToken
 
 logger = logging.getLogger("mcp.client.auth.identity_assertion")
@@ -40,7 +41,7 @@ see `IdentityAssertionOAuthProvider.audience`), `resource` the MCP server's cano
 class IdentityAssertionOAuthProvider(httpx.Auth):
     """The `jwt-bearer` grant with an ID-JAG, as an `httpx.Auth`."""
 
-    requires_request_body = True
+    requires_response_body = True
 
     def __init__(
         self,
@@ -51,7 +52,7 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
         issuer: str,
         assertion_provider: IdentityAssertionProvider,
         scope: str | None = None,
-        token_endpoint_auth_method: str = "client_secret_post",
+        token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] = "client_secret_post",
     ) -> None:
         if not client_secret:
             raise ValueError("client_secret is required: the identity assertion grant is for confidential clients")
@@ -86,7 +87,7 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
     def audience(self) -> str:
         """The ID-JAG `aud`: the authorization server's issuer as a URL (`https://as.example` ->
         `https://as.example/`, the form pydantic-built authorization servers validate against)."""
-        issuer = self.metadata.issuer if self.metadata is not None else self.issuer
+        issuer = str(self.metadata.issuer) if self.metadata is not None else self.issuer
         try:
             return str(AnyHttpUrl(issuer))
         except ValidationError:
@@ -98,8 +99,10 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
             self._lock_holder = (token, anyio.Lock())
         return self._lock_holder[1]
 
-    def sync_auth_flow(self, request: httpx.Request) -> Any:
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """The flow is asynchronous only: a synchronous client gets a clear error."""
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx.AsyncClient")
+        yield request  # a generator, as httpx.Auth flows are
 
     async def async_auth_flow(self, request: httpx.Request) -> Flow:
         await request.aread()
@@ -159,12 +162,12 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
                 metadata = OAuthMetadata.model_validate_json(response.content)
             except ValidationError as exc:
                 raise OAuthFlowError(f"Invalid authorization server metadata at {url}: {exc}") from exc
-            if metadata.issuer != self.issuer:
+            if str(metadata.issuer) != self.issuer:
                 raise OAuthFlowError(
                     f"Authorization server metadata issuer mismatch: configured {self.issuer!r}, "
                     f"the document at {url} names {metadata.issuer!r}"
                 )
-            if utils.origin(metadata.token_endpoint) != utils.origin(self.issuer):
+            if utils.origin(str(metadata.token_endpoint)) != utils.origin(self.issuer):
                 raise OAuthFlowError(
                     f"The token endpoint {metadata.token_endpoint!r} is not on the issuer's origin {self.issuer!r}"
                 )
@@ -180,7 +183,7 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
         else:
             data["client_id"] = self.client_id
             data["client_secret"] = self.client_secret
-        response = yield httpx.Request("POST", self.metadata.token_endpoint, data=data, headers=headers)
+        response = yield httpx.Request("POST", str(self.metadata.token_endpoint), data=data, headers=headers)
         if response.status_code != 200:
             raise OAuthTokenError(f"Identity assertion exchange failed: HTTP {response.status_code} {response.text[:500]}")
         try:

@@ -1,38 +1,39 @@
-"""The access token of the request being handled, as a context variable.
+"""The authenticated user of the request being handled, as a context variable.
 
-The bearer-token gate sets it for the duration of an authenticated HTTP request; handlers read it
-with `get_access_token()`. In memory and over stdio it is always `None`.
+`auth_context_var` holds the `AuthenticatedUser` for the duration of an authenticated HTTP
+request (set by the bearer-token gate, or by `AuthContextMiddleware` after Starlette's
+`AuthenticationMiddleware`); handlers read the token with `get_access_token()`. In memory and over
+stdio it is `None`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, cast
 
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from mcp.server.auth.middleware._context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import ACCESS_TOKEN_SCOPE_KEY, AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
-
-ACCESS_TOKEN_SCOPE_KEY = "mcp.access_token"
-"""The ASGI scope key under which the gate also stores the `AccessToken`."""
-
-_access_token: ContextVar[AccessToken | None] = ContextVar("mcp_access_token", default=None)
 
 
 def get_access_token() -> AccessToken | None:
-    """The `AccessToken` the token verifier returned for the current request, or `None` outside
-    an authenticated HTTP request."""
-    return _access_token.get()
+    """The `AccessToken` of the current request's authenticated user, or `None` outside an
+    authenticated HTTP request."""
+    user = auth_context_var.get()
+    return user.access_token if user is not None else None
 
 
 @contextmanager
 def access_token_context(token: AccessToken | None) -> Generator[None, None, None]:
     """Make `token` what `get_access_token()` returns inside the block."""
-    reset = _access_token.set(token)
+    reset = auth_context_var.set(AuthenticatedUser(token) if token is not None else None)
     try:
         yield
     finally:
-        _access_token.reset(reset)
+        auth_context_var.reset(reset)
 
 
 def access_token_from_scope(scope: Any) -> AccessToken | None:
@@ -46,24 +47,23 @@ def access_token_from_scope(scope: Any) -> AccessToken | None:
 
 
 class AuthContextMiddleware:
-    """ASGI middleware: sets the context variable from the scope (for apps that authenticate with
-    their own middleware and store the token under `ACCESS_TOKEN_SCOPE_KEY` or as `scope["user"]
-    .access_token`)."""
+    """ASGI middleware putting `scope["user"]` (an `AuthenticatedUser`, as Starlette's
+    `AuthenticationMiddleware` with `BearerAuthBackend` leaves it) into `auth_context_var` for the
+    rest of the request. Add it after the authentication middleware."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        token = access_token_from_scope(scope)
-        if token is None and isinstance(scope, dict):
-            user: Any = cast(dict[str, Any], scope).get("user")
-            candidate: Any = getattr(user, "access_token", None)
-            token = candidate if isinstance(candidate, AccessToken) else None
-        if token is None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        user = scope.get("user")
+        if not isinstance(user, AuthenticatedUser):
             await self.app(scope, receive, send)
             return
-        with access_token_context(token):
+        reset = auth_context_var.set(user)
+        try:
             await self.app(scope, receive, send)
+        finally:
+            auth_context_var.reset(reset)
 
 
 __all__ = [
@@ -71,5 +71,6 @@ __all__ = [
     "AuthContextMiddleware",
     "access_token_context",
     "access_token_from_scope",
+    "auth_context_var",
     "get_access_token",
 ]

@@ -1,51 +1,67 @@
-"""`RequireBearerAuth`: the pure-ASGI bearer-token gate in front of the MCP endpoint.
+"""Bearer-token authentication for the MCP endpoint (RFC 6750), in two shapes.
 
-- No `Authorization: Bearer` header, or a token the verifier refuses -> `401` with
+- `RequireBearerAuth`: one pure-ASGI gate that verifies the token itself (what `MCPServer` uses).
+  No `Authorization: Bearer` header, or a token the verifier refuses -> `401` with
   `WWW-Authenticate: Bearer error="invalid_token", error_description="Authentication required",
   resource_metadata="<protected resource metadata URL>"` (RFC 6750 §3, RFC 9728 §5.1). Expired
-  tokens and (with `validate_resource`) tokens for another resource get a 401 too.
-- A token without every required scope -> `403` with `error="insufficient_scope"` and the required
-  `scope` in the challenge.
-- Otherwise the request goes through with the `AccessToken` in the scope (`scope["user"]`,
-  `scope["auth"]`, `scope["mcp.access_token"]`) and in `get_access_token()`.
+  tokens and (with `validate_resource`) tokens for another resource get a 401 too. A token without
+  every required scope -> `403` `insufficient_scope`. Otherwise the request goes through with the
+  `AccessToken` in the scope (`scope["user"]`, `scope["auth"]`, `scope["mcp.access_token"]`) and
+  in `get_access_token()`.
+- The Starlette pair: `BearerAuthBackend` for `AuthenticationMiddleware` (sets `request.user` to an
+  `AuthenticatedUser`, or leaves the request anonymous), then `RequireAuthMiddleware` in front of
+  an endpoint (401/403 with the same challenges).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
-from starlette.authentication import AuthCredentials, BaseUser
+from pydantic import AnyHttpUrl, ValidationError
+from starlette.authentication import AuthCredentials, AuthenticationBackend, SimpleUser
+from starlette.requests import HTTPConnection
 
-from mcp.server.auth.middleware.auth_context import ACCESS_TOKEN_SCOPE_KEY, access_token_context
-from mcp.server.auth.provider import AccessToken, TokenVerifier
+from mcp.server.auth.middleware._context import auth_context_var
+from mcp.server.auth.provider import AccessToken, TokenVerifier, principal_components
+
+logger = logging.getLogger(__name__)
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+ACCESS_TOKEN_SCOPE_KEY = "mcp.access_token"
+"""The ASGI scope key under which the gate also stores the `AccessToken`."""
 
-class AuthenticatedUser(BaseUser):
-    """`request.user` of an authenticated request: the verified `AccessToken` and its scopes."""
 
-    def __init__(self, access_token: AccessToken) -> None:
-        self.access_token = access_token
-        self.scopes = access_token.scopes
+class AuthenticatedUser(SimpleUser):
+    """`request.user` of an authenticated request: named by the token's client id, carrying the
+    verified `AccessToken` and its scopes."""
 
-    @property
-    def is_authenticated(self) -> bool:
-        return True
+    def __init__(self, auth_info: AccessToken) -> None:
+        super().__init__(auth_info.client_id)
+        self.access_token = auth_info
+        self.scopes = auth_info.scopes
 
-    @property
-    def display_name(self) -> str:
-        return self.access_token.subject or self.access_token.client_id
 
-    @property
-    def identity(self) -> str:
-        return self.access_token.subject or self.access_token.client_id
+class AuthorizationContext(TypedDict):
+    """The principal a request acts for (see `authorization_context`)."""
+
+    client_id: str
+    issuer: str | None
+    subject: str | None
+
+
+def authorization_context(user: AuthenticatedUser) -> AuthorizationContext:
+    """The principal `user` stands for, for comparing with the principal that opened a session.
+    Components the token verifier did not supply are `None`."""
+    client_id, issuer, subject = principal_components(user.access_token)
+    return AuthorizationContext(client_id=client_id, issuer=issuer, subject=subject)
 
 
 def _quote(value: str) -> str:
@@ -105,11 +121,15 @@ class RequireBearerAuth:
             await self._refuse(scope, send, 403, "insufficient_scope", f"Required scope: {' '.join(missing)}",
                                scope_param=" ".join(self.required_scopes))
             return
-        scope["user"] = AuthenticatedUser(access_token)
+        user = AuthenticatedUser(access_token)
+        scope["user"] = user
         scope["auth"] = AuthCredentials(access_token.scopes)
         scope[ACCESS_TOKEN_SCOPE_KEY] = access_token
-        with access_token_context(access_token):
+        reset = auth_context_var.set(user)
+        try:
             await self.app(scope, receive, send)
+        finally:
+            auth_context_var.reset(reset)
 
     async def _refuse(self, scope: Scope, send: Send, status: int, error: str, description: str,
                       *, scope_param: str | None = None) -> None:
@@ -120,17 +140,7 @@ class RequireBearerAuth:
             else self.resource_metadata_url
         if metadata_url:
             params.append(f"resource_metadata={_quote(metadata_url)}")
-        body = json.dumps({"error": error, "error_description": description}).encode()
-        await send({
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", ("Bearer " + ", ".join(params)).encode("latin-1", "replace")),
-            ],
-        })
-        await send({"type": "http.response.body", "body": body})
+        await _send_challenge(send, status, error, description, "Bearer " + ", ".join(params))
 
 
 def _bearer_token(scope: Scope) -> str | None:
@@ -145,4 +155,95 @@ def _bearer_token(scope: Scope) -> str | None:
     return None
 
 
-__all__ = ["AuthenticatedUser", "RequireBearerAuth", "same_resource"]
+async def _send_challenge(send: Send, status: int, error: str, description: str, challenge: str) -> None:
+    """A JSON error response with its `WWW-Authenticate` challenge."""
+    body = json.dumps({"error": error, "error_description": description}).encode()
+    await send({
+        "type": "http.response.start",
+        "status": status,
+        "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"www-authenticate", challenge.encode("latin-1", "replace")),
+        ],
+    })
+    await send({"type": "http.response.body", "body": body})
+
+
+class BearerAuthBackend(AuthenticationBackend):
+    """A Starlette authentication backend verifying `Authorization: Bearer` tokens.
+
+    A request without a bearer token, with a token the verifier refuses, an expired one, or (with
+    `resource_server_url`) one whose `AccessToken.resource` is another resource stays anonymous;
+    `RequireAuthMiddleware` then refuses it.
+    """
+
+    def __init__(self, token_verifier: TokenVerifier, *, resource_server_url: AnyHttpUrl | None = None) -> None:
+        self.token_verifier = token_verifier
+        self.resource_server_url = resource_server_url
+
+    async def authenticate(self, conn: HTTPConnection) -> tuple[AuthCredentials, AuthenticatedUser] | None:
+        header = conn.headers.get("authorization")
+        if not header or not header.lower().startswith("bearer "):
+            return None
+        access_token = await self.token_verifier.verify_token(header[len("Bearer "):])
+        if access_token is None:
+            return None
+        if access_token.expires_at and access_token.expires_at < int(time.time()):
+            return None
+        if self.resource_server_url and not self._issued_for_this_resource(access_token.resource):
+            logger.warning("Bearer token resource %r is not resource_server_url %s",
+                           access_token.resource, self.resource_server_url)
+            return None
+        return AuthCredentials(access_token.scopes), AuthenticatedUser(access_token)
+
+    def _issued_for_this_resource(self, resource: str | None) -> bool:
+        """Compared as URLs (case and default ports do not matter), a trailing slash aside."""
+        try:
+            token_resource = str(AnyHttpUrl(resource or ""))
+        except ValidationError:
+            return False
+        return token_resource.removesuffix("/") == str(self.resource_server_url).removesuffix("/")
+
+
+class RequireAuthMiddleware:
+    """ASGI middleware admitting only requests `BearerAuthBackend` authenticated with every one of
+    `required_scopes`: 401 `invalid_token` otherwise, 403 `insufficient_scope` for a missing scope,
+    with `resource_metadata` in the challenge when given."""
+
+    def __init__(self, app: Any, required_scopes: list[str], resource_metadata_url: AnyHttpUrl | None = None) -> None:
+        self.app = app
+        self.required_scopes = required_scopes
+        self.resource_metadata_url = resource_metadata_url
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not isinstance(scope.get("user"), AuthenticatedUser):
+            await self._send_auth_error(send, status_code=401, error="invalid_token",
+                                        description="Authentication required")
+            return
+        credentials = scope.get("auth")
+        granted: list[str] = list(getattr(credentials, "scopes", None) or [])
+        for required in self.required_scopes:
+            if credentials is None or required not in granted:
+                await self._send_auth_error(send, status_code=403, error="insufficient_scope",
+                                            description=f"Required scope: {required}")
+                return
+        await self.app(scope, receive, send)
+
+    async def _send_auth_error(self, send: Send, status_code: int, error: str, description: str) -> None:
+        """The error response with its `WWW-Authenticate: Bearer` challenge."""
+        params = [f'error="{error}"', f'error_description="{description}"']
+        if self.resource_metadata_url:
+            params.append(f'resource_metadata="{self.resource_metadata_url}"')
+        await _send_challenge(send, status_code, error, description, "Bearer " + ", ".join(params))
+
+
+__all__ = [
+    "AuthenticatedUser",
+    "AuthorizationContext",
+    "BearerAuthBackend",
+    "RequireAuthMiddleware",
+    "RequireBearerAuth",
+    "authorization_context",
+    "same_resource",
+]
