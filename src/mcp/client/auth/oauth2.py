@@ -240,7 +240,10 @@ class OAuthContext:
 class OAuthClientProvider(httpx.Auth):
     """OAuth 2.1 authorization for MCP over HTTP, as an `httpx.Auth` (see the module docstring)."""
 
-    requires_response_body = True
+    requires_response_body = False
+    """httpx would otherwise read every response to the end before handing it back, and the SSE
+    streams of Streamable HTTP stay open: a streamed answer would wait for its stream to close.
+    The flow reads the bodies it needs (401/403 challenges, metadata, tokens) itself."""
 
     def __init__(
         self,

@@ -41,7 +41,8 @@ see `IdentityAssertionOAuthProvider.audience`), `resource` the MCP server's cano
 class IdentityAssertionOAuthProvider(httpx.Auth):
     """The `jwt-bearer` grant with an ID-JAG, as an `httpx.Auth`."""
 
-    requires_response_body = True
+    requires_response_body = False
+    """Not read up front: see `OAuthClientProvider.requires_response_body` (SSE streams stay open)."""
 
     def __init__(
         self,
