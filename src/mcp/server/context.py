@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from mcp.types import ClientCapabilities
 
 LifespanT = TypeVar("LifespanT", default=Any)
+LifespanContextT = LifespanT
+"""The official SDK's name for the lifespan type parameter."""
+CloseSSEStreamCallback = Callable[[], Awaitable[None]]
+"""Closes an SSE stream (`ServerRequestContext.close_sse_stream`)."""
 RequestT = TypeVar("RequestT", default=Any)
 """The type of the transport request a message arrived on (`ServerRequestContext.request`)."""
 
@@ -36,7 +40,7 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     lifespan_context: LifespanT
     protocol_version: str
     method: str
-    params: dict[str, Any] | None
+    params: dict[str, Any] | None = None
     request_id: str | int | None = None
     request: RequestT | None = None
     """The transport request this message arrived on (a Starlette `Request` over HTTP)."""
@@ -47,6 +51,19 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     """Per-request scratch space for middleware and extensions."""
     transport: Any = None
     """The transport's metadata for this message (HTTP: its response channel; None on stdio)."""
+    close_sse_stream: CloseSSEStreamCallback | None = None
+    """Ends this request's SSE stream so the client resumes it later (SSE polling); None on
+    transports without one (stdio). Taken from `transport` when not given."""
+    close_standalone_sse_stream: CloseSSEStreamCallback | None = None
+    """Ends the session's standalone (GET) SSE stream; None on transports without one."""
+
+    def __post_init__(self) -> None:
+        transport = self.transport
+        if transport is not None:
+            if self.close_sse_stream is None:
+                self.close_sse_stream = getattr(transport, "close_sse_stream", None)
+            if self.close_standalone_sse_stream is None:
+                self.close_standalone_sse_stream = getattr(transport, "close_standalone_sse_stream", None)
 
     @property
     def client_capabilities(self) -> ClientCapabilities | None:
@@ -62,19 +79,6 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     def headers(self) -> Any:
         request = self.request
         return None if request is None else getattr(request, "headers", None)
-
-    async def close_sse_stream(self) -> None:
-        """Close this request's SSE stream so the client resumes it later (SSE polling); a no-op
-        on transports without one."""
-        closer = getattr(self.transport, "close_sse_stream", None)
-        if closer is not None:
-            await closer()
-
-    async def close_standalone_sse_stream(self) -> None:
-        closer = getattr(self.transport, "close_standalone_sse_stream", None)
-        if closer is not None:
-            await closer()
-
 
 if TYPE_CHECKING:
     HandlerResult: TypeAlias = BaseModel | dict[str, Any] | None

@@ -96,9 +96,9 @@ def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
     interceptors: list[Extension] = []
     for extension in extensions:
         identifier = type(extension).identifier
-        if identifier in lowlevel._extensions:
+        if identifier in lowlevel.extensions:
             raise ValueError(f"Extension {identifier!r} is installed twice")
-        lowlevel._extensions[identifier] = dict(extension.settings())
+        lowlevel.extensions[identifier] = dict(extension.settings())
         for binding in extension.tools():
             server.add_tool(binding.fn, meta=binding.meta, **binding.kwargs)
         for binding in extension.resources():

@@ -173,7 +173,7 @@ class Context(Generic[LifespanT]):
     async def elicit(self, message: str, schema: type[Any]) -> Any:
         """Ask the user for form input (handshake-era back-channel); returns
         `AcceptedElicitation(data=...)`, `DeclinedElicitation()` or `CancelledElicitation()`."""
-        from mcp.server.mcpserver.elicitation import form_schema, to_result
+        from mcp.server.elicitation import form_schema, to_result
 
         requested = form_schema(schema)
         result = await self.session.elicit_form(message, requested)

@@ -23,7 +23,7 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.lowlevel.server import Server, _Entry, _LazyParams
+from mcp.server.lowlevel.server import Server, HandlerEntry, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.tools import RegisteredTool
@@ -150,10 +150,10 @@ class MCPServer(Generic[LifespanT]):
             on_get_prompt=bind(handlers.get_prompt, self),
             on_subscriptions_listen=self._listen,
         )
-        self._lowlevel_server._request_handlers["tools/call"] = _Entry(None, bind(handlers.call_tool, self),
+        self._lowlevel_server._request_handlers["tools/call"] = HandlerEntry(None, bind(handlers.call_tool, self),
                                                                         bind(handlers.plan_call_tool, self))
         # Served for handshake-era clients (deprecated, so registered without the warning).
-        self._lowlevel_server._request_handlers["logging/setLevel"] = _Entry(
+        self._lowlevel_server._request_handlers["logging/setLevel"] = HandlerEntry(
             _LazyParams("SetLevelRequestParams", False), bind(handlers.set_logging_level, self))
         table = self._lowlevel_server._request_handlers
         table["resources/read"].planner = bind(handlers.plan_read_resource, self)
@@ -489,10 +489,9 @@ class MCPServer(Generic[LifespanT]):
 
     @property
     def session_manager(self) -> Any:
-        manager = getattr(self._lowlevel_server, "session_manager", None)
-        if manager is None:
-            raise RuntimeError("session_manager is available only after streamable_http_app() has been called")
-        return manager
+        """The Streamable HTTP session manager (e.g. to run it when mounting several servers in
+        one ASGI app); RuntimeError before `streamable_http_app()` has been called."""
+        return self._lowlevel_server.session_manager
 
     def custom_route(self, path: str, methods: list[str], name: str | None = None,
                      include_in_schema: bool = True) -> Callable[[F], F]:
@@ -510,7 +509,7 @@ class MCPServer(Generic[LifespanT]):
 
 
 def _completion_entry(server: MCPServer) -> Any:
-    return _Entry(_LazyParams("CompleteRequestParams", False), functools.partial(handlers.complete, server))
+    return HandlerEntry(_LazyParams("CompleteRequestParams", False), functools.partial(handlers.complete, server))
 
 
 def _run_loop(main: Callable[[], Any]) -> None:

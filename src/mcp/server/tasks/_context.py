@@ -54,7 +54,7 @@ class TaskContext(Context):
     async def elicit(self, message: str, schema: type[Any]) -> Any:
         """Ask the user for form input; returns `AcceptedElicitation(data=...)`,
         `DeclinedElicitation()` or `CancelledElicitation()`."""
-        from mcp.server.mcpserver.elicitation import form_schema, to_result
+        from mcp.server.elicitation import form_schema, to_result
 
         requested = form_schema(schema)
         if self._task is None:

@@ -15,7 +15,6 @@ import inspect
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,6 +22,7 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from mcp._engine.workers import run_sync
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver.signature import is_async_callable
 from mcp.types import Annotations, Icon
 from mcp.types import Resource as WireResource
@@ -41,15 +41,6 @@ __all__ = [
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _TEXTUAL_APPLICATION = re.compile(r"application/(?:json|xml|javascript|ecmascript|x-yaml|yaml|toml|sql|graphql|x-sh)\b|.*\+(?:json|xml)\b")
-
-
-@dataclass(slots=True)
-class ReadResourceContents:
-    """One piece of a read resource's content, before it becomes wire contents."""
-
-    content: str | bytes
-    mime_type: str | None = None
-    meta: dict[str, Any] | None = None
 
 
 def content_from_value(value: Any) -> str | bytes:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Generic, Literal, Union, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast
 
 from pydantic import BaseModel
-from typing_extensions import TypeVar
+from typing_extensions import TypeAliasType, TypeVar
+
+if TYPE_CHECKING:
+    from mcp.server.session import ServerSession
 
 T = TypeVar("T", default=Any)
+ElicitSchemaModelT = TypeVar("ElicitSchemaModelT", bound=BaseModel)
 
 _PRIMITIVES = {"string", "number", "integer", "boolean"}
 
@@ -27,15 +31,31 @@ class CancelledElicitation(BaseModel):
     action: Literal["cancel"] = "cancel"
 
 
-class ElicitationResult:
-    """`ElicitationResult[Model]` is `AcceptedElicitation[Model] | DeclinedElicitation |
-    CancelledElicitation`: annotate with it to receive every outcome and branch on it."""
+ElicitationResult = TypeAliasType(
+    "ElicitationResult",
+    AcceptedElicitation[ElicitSchemaModelT] | DeclinedElicitation | CancelledElicitation,
+    type_params=(ElicitSchemaModelT,),
+)
+"""`ElicitationResult[Model]`: every outcome of a form elicitation; annotate with it to receive the
+decline and cancel outcomes too, and branch on `.action`."""
 
-    def __class_getitem__(cls, item: Any) -> Any:
-        return Union[AcceptedElicitation[item], DeclinedElicitation, CancelledElicitation]  # noqa: UP007  # pyright: ignore
+
+class AcceptedUrlElicitation(BaseModel):
+    """The user agreed to open the URL of a URL-mode elicitation."""
+
+    action: Literal["accept"] = "accept"
 
 
-def form_schema(schema: type[BaseModel]) -> dict[str, Any]:
+UrlElicitationResult = AcceptedUrlElicitation | DeclinedElicitation | CancelledElicitation
+"""Every outcome of a URL-mode elicitation."""
+
+
+def is_elicitation_result(annotation: Any) -> bool:
+    """Whether `annotation` is `ElicitationResult[...]` (or the bare alias)."""
+    return annotation is ElicitationResult or getattr(annotation, "__origin__", None) is ElicitationResult
+
+
+def render_elicitation_schema(schema: type[BaseModel]) -> dict[str, Any]:
     """The `requestedSchema` for a model; raises `TypeError` (before anything is sent) unless every
     field is a primitive (string, number, integer, boolean, or an enum/array of strings)."""
     json_schema = schema.model_json_schema()
@@ -53,6 +73,9 @@ def form_schema(schema: type[BaseModel]) -> dict[str, Any]:
     if json_schema.get("required"):
         out["required"] = json_schema["required"]
     return out
+
+
+form_schema = render_elicitation_schema
 
 
 def _resolve(prop: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
@@ -89,5 +112,50 @@ def to_result(schema: type[BaseModel], result: dict[str, Any]) -> Any:
     if action == "accept":
         return AcceptedElicitation[schema](data=schema.model_validate(result.get("content") or {}))  # type: ignore[valid-type]
     if action == "decline":
+        return DeclinedElicitation()
+    return CancelledElicitation()
+
+
+async def elicit_with_validation(
+    session: ServerSession,
+    message: str,
+    schema: type[ElicitSchemaModelT],
+    related_request_id: Any = None,
+) -> Any:
+    """Ask the client for form input matching `schema`; the accepted content is validated into it.
+
+    Raises ValueError when the client accepts with no content or content that does not fit."""
+    from pydantic import ValidationError
+
+    requested = render_elicitation_schema(schema)
+    result = await session.elicit_form(message, requested, related_request_id)
+    if result.action == "accept":
+        if result.content is None:
+            raise ValueError("Received an accepted elicitation with no content")
+        try:
+            data = schema.model_validate(result.content)
+        except ValidationError as exc:
+            raise ValueError(
+                "Received an accepted elicitation whose content does not match the requested schema"
+            ) from exc
+        return AcceptedElicitation[schema](data=data)  # type: ignore[valid-type]
+    if result.action == "decline":
+        return DeclinedElicitation()
+    return CancelledElicitation()
+
+
+async def elicit_url(
+    session: ServerSession,
+    message: str,
+    url: str,
+    elicitation_id: str,
+    related_request_id: Any = None,
+) -> UrlElicitationResult:
+    """Send the user to `url` (URL mode, for data that must not pass through the client); the
+    result says only whether they agreed to go."""
+    result = await session.elicit_url(message, url, elicitation_id, related_request_id)
+    if result.action == "accept":
+        return AcceptedUrlElicitation()
+    if result.action == "decline":
         return DeclinedElicitation()
     return CancelledElicitation()
