@@ -34,6 +34,7 @@ _OWNER = {
     "ResourceBinding": "mcp.server.extension",
     "MethodBinding": "mcp.server.extension",
     "require_client_extension": "mcp.server.extension",
+    "AESGCMRequestStateCodec": "mcp.server.request_state",
 }
 
 __all__ = sorted(_OWNER)

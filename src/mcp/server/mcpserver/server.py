@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -41,21 +42,35 @@ def _misuse(decorator: str, example: str) -> TypeError:
     )
 
 
-class Settings:
-    """The server's settings (read-only view of constructor options)."""
+def lifespan_wrapper(
+    app: MCPServer[LifespanT],
+    lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None,
+) -> Callable[[Any], AbstractAsyncContextManager[LifespanT]]:
+    """The low-level server's lifespan for an `MCPServer` one: `lifespan(app)` (None: no state, `{}`)."""
 
-    # Declarations only (no class attributes): the values are set per instance by `__init__`.
-    debug: bool
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
-    warn_on_duplicate_tools: bool
-    warn_on_duplicate_resources: bool
-    warn_on_duplicate_prompts: bool
-    dependencies: list[str]
-    lifespan: Any
-    auth: Any
+    @asynccontextmanager
+    async def wrapped(_server: Any) -> AsyncIterator[Any]:
+        if lifespan is None:
+            yield {}
+        else:
+            async with lifespan(app) as state:
+                yield state
 
-    def __init__(self, **values: Any) -> None:
-        self.__dict__.update(values)
+    return wrapped
+
+
+def __getattr__(name: str) -> Any:
+    # `Settings` is a pydantic model and `require_client_extension` lives with extensions: both are
+    # resolved on first use so that `from mcp.server import MCPServer` stays light.
+    if name == "Settings":
+        from mcp.server.mcpserver.settings import Settings
+
+        return Settings
+    if name == "require_client_extension":
+        from mcp.server.extension import require_client_extension
+
+        return require_client_extension
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class MCPServer(Generic[LifespanT]):
@@ -113,13 +128,14 @@ class MCPServer(Generic[LifespanT]):
                 "request_state_security= on an unnamed server needs an audience: give the server a name or set "
                 "RequestStateSecurity(audience=...)"
             )
-        self.settings = Settings(
+        self._options: dict[str, Any] = dict(
             debug=debug, log_level=log_level, warn_on_duplicate_tools=warn_on_duplicate_tools,
             warn_on_duplicate_resources=warn_on_duplicate_resources,
             warn_on_duplicate_prompts=warn_on_duplicate_prompts, dependencies=list(dependencies or []),
             lifespan=lifespan, auth=auth,
         )
-        self.dependencies = self.settings.dependencies
+        self._settings: Any = None
+        self.dependencies: list[str] = self._options["dependencies"]
         self._page_size = page_size
         self._tools: dict[str, RegisteredTool] = {}
         self._tools_result: Any = None
@@ -138,7 +154,7 @@ class MCPServer(Generic[LifespanT]):
             name or "mcp-server",
             version=version, title=title, description=description, instructions=instructions,
             website_url=website_url, icons=icons, cache_hints=cache_hints,
-            lifespan=self._lifespan_wrapper(lifespan),
+            lifespan=lifespan_wrapper(self, lifespan),
             on_list_tools=bind(handlers.list_tools, self),
             on_call_tool=None,
             on_list_resources=bind(handlers.list_resources, self),
@@ -182,7 +198,7 @@ class MCPServer(Generic[LifespanT]):
 
             security = self._resource_security
             manager = self._resource_manager = ResourceManager(
-                warn_on_duplicate_resources=self.settings.warn_on_duplicate_resources,
+                warn_on_duplicate_resources=self._setting("warn_on_duplicate_resources"),
                 resource_security=security if security is not None else DEFAULT_RESOURCE_SECURITY,
             )
         return manager
@@ -195,7 +211,7 @@ class MCPServer(Generic[LifespanT]):
             from mcp.server.mcpserver.prompts import PromptManager
 
             manager = self._prompt_manager = PromptManager(
-                warn_on_duplicate_prompts=self.settings.warn_on_duplicate_prompts)
+                warn_on_duplicate_prompts=self._setting("warn_on_duplicate_prompts"))
         return manager
 
     # -- identity -----------------------------------------------------------------------------
@@ -239,16 +255,20 @@ class MCPServer(Generic[LifespanT]):
         caps["tools"] = {"listChanged": True}
         return caps
 
-    def _lifespan_wrapper(self, lifespan: Any) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
-        @asynccontextmanager
-        async def wrapped(_server: Any) -> AsyncIterator[Any]:
-            if lifespan is None:
-                yield {}
-            else:
-                async with lifespan(self) as state:
-                    yield state
+    @property
+    def settings(self) -> Any:
+        """The constructor's settings as a `Settings` model (built on first use)."""
+        settings = self._settings
+        if settings is None:
+            from mcp.server.mcpserver.settings import Settings
 
-        return wrapped
+            settings = self._settings = Settings.model_validate(self._options)
+        return settings
+
+    def _setting(self, name: str) -> Any:
+        """One setting, without building the `Settings` model when it was never asked for."""
+        settings = self._settings
+        return self._options[name] if settings is None else getattr(settings, name)
 
     def _header_params(self, params: dict[str, Any], headers: dict[str, str]) -> str | None:
         tool = self._tools.get(params.get("name", ""))
@@ -293,10 +313,15 @@ class MCPServer(Generic[LifespanT]):
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
     ) -> None:
-        tool = RegisteredTool(fn, name=name, title=title, description=description, annotations=annotations,
-                              icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema)
+        base = sys.modules.get("mcp.server.mcpserver.tools.base")
+        if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
+            tool = fn.compiled
+        else:
+            tool = RegisteredTool(fn, name=name, title=title, description=description, annotations=annotations,
+                                  icons=icons, meta=meta, structured_output=structured_output,
+                                  input_schema=input_schema)
         if tool.name in self._tools:
-            if self.settings.warn_on_duplicate_tools:
+            if self._setting("warn_on_duplicate_tools"):
                 logger.warning("Tool already exists: %s", tool.name)
             return
         self._tools[tool.name] = tool
@@ -436,7 +461,7 @@ class MCPServer(Generic[LifespanT]):
         from mcp.server.streamable_http_app import serve
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
-        options.setdefault("log_level", self.settings.log_level)
+        options.setdefault("log_level", self._setting("log_level"))
         self._auth_options(options)
         await serve(self._lowlevel_server, **options)
 
@@ -444,7 +469,7 @@ class MCPServer(Generic[LifespanT]):
         from mcp.server.streamable_http_app import serve_sse
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
-        options.setdefault("log_level", self.settings.log_level)
+        options.setdefault("log_level", self._setting("log_level"))
         await serve_sse(self._lowlevel_server, **options)
 
     def streamable_http_app(
@@ -469,14 +494,14 @@ class MCPServer(Generic[LifespanT]):
             "stateless_http": stateless_http, "event_store": event_store, "retry_interval": retry_interval,
             "max_request_body_size": max_request_body_size, "session_idle_timeout": session_idle_timeout,
             "max_sessions": max_sessions, "transport_security": transport_security, "host": host,
-            "custom_starlette_routes": self._custom_routes, "debug": self.settings.debug,
+            "custom_starlette_routes": self._custom_routes, "debug": self._setting("debug"),
         }
         self._auth_options(options)
         return self._lowlevel_server.streamable_http_app(**options)
 
     def _auth_options(self, options: dict[str, Any]) -> None:
-        if self.settings.auth is not None:
-            options.setdefault("auth", self.settings.auth)
+        if self._setting("auth") is not None:
+            options.setdefault("auth", self._setting("auth"))
             options.setdefault("token_verifier", self._token_verifier)
             options.setdefault("auth_server_provider", self._auth_server_provider)
 
