@@ -10,17 +10,16 @@ from typing_extensions import TypeAliasType, TypeVar
 if TYPE_CHECKING:
     from mcp.server.session import ServerSession
 
-T = TypeVar("T", default=Any)
 ElicitSchemaModelT = TypeVar("ElicitSchemaModelT", bound=BaseModel)
 
 _PRIMITIVES = {"string", "number", "integer", "boolean"}
 
 
-class AcceptedElicitation(BaseModel, Generic[T]):
+class AcceptedElicitation(BaseModel, Generic[ElicitSchemaModelT]):
     """The user submitted the form; `data` is validated against the requested schema."""
 
     action: Literal["accept"] = "accept"
-    data: T
+    data: ElicitSchemaModelT
 
 
 class DeclinedElicitation(BaseModel):

@@ -27,6 +27,7 @@ from mcp._protocol.http import (
 from mcp.server.lowlevel.server import Server, HandlerEntry, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
 
 logger = logging.getLogger("mcp.server")
@@ -99,7 +100,7 @@ class MCPServer(Generic[LifespanT]):
         dependencies: list[str] | None = None,
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         auth: Any = None,
-        resource_security: Any = None,
+        resource_security: ResourceSecurity | None = DEFAULT_RESOURCE_SECURITY,
         request_state_security: Any = None,
         cache_hints: dict[str, Any] | None = None,
         subscriptions: Any = None,

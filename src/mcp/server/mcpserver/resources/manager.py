@@ -12,7 +12,13 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from mcp.server.mcpserver.resources.base import FunctionResource, ReadResourceContents, Resource
+from mcp.server.mcpserver.resources.base import (
+    BinaryResource,
+    FunctionResource,
+    ReadResourceContents,
+    Resource,
+    TextResource,
+)
 from mcp.server.mcpserver.resources.security import (
     DEFAULT_RESOURCE_SECURITY,
     ResourceSecurity,
@@ -40,11 +46,15 @@ class ResourceManager:
         self,
         warn_on_duplicate_resources: bool = True,
         resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
+        *,
+        resources: list[Resource] | None = None,
     ) -> None:
         self.warn_on_duplicate_resources = warn_on_duplicate_resources
         self.resource_security = resource_security
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
+        for resource in resources or ():
+            self.add_resource(resource)
 
     # -- registration ----------------------------------------------------------------------------
 
@@ -59,9 +69,31 @@ class ResourceManager:
         self._resources[resource.uri] = resource
         return resource
 
-    def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
-        """Register a resource template. A second one with the same template string is ignored
-        (the first wins, with a warning unless disabled); returns the registered template."""
+    def add_template(
+        self,
+        fn: Callable[..., Any] | ResourceTemplate,
+        uri_template: str | None = None,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Icon] | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
+        security: ResourceSecurity | None = None,
+    ) -> ResourceTemplate:
+        """Register a resource template: a built `ResourceTemplate`, or a function and its URI
+        template (as `ResourceTemplate.from_function`). A second one with the same template string
+        is ignored (the first wins, with a warning unless disabled); returns the registered one."""
+        if isinstance(fn, ResourceTemplate):
+            template = fn
+        else:
+            if uri_template is None:
+                raise TypeError("add_template(fn, uri_template, ...) needs the URI template")
+            template = ResourceTemplate.from_function(
+                fn, uri_template, name=name, title=title, description=description, mime_type=mime_type,
+                icons=icons, annotations=annotations, meta=meta, security=security,
+            )
         existing = self._templates.get(template.uri_template)
         if existing is not None:
             if self.warn_on_duplicate_resources:
@@ -125,8 +157,34 @@ class ResourceManager:
         """The templates as listed by `resources/templates/list`, in registration order."""
         return [template.to_wire() for template in self._templates.values()]
 
-    def get_resource(self, uri: str) -> Resource | None:
-        """The static resource registered under `uri`, if any."""
+    async def get_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource at `uri`: the static one registered under it, else one made by the first
+        matching template (a `TextResource` or `BinaryResource` holding what the function
+        returned, or the `InputRequiredResult` it answered with). Raises `ResourceNotFoundError`."""
+        uri = str(uri)
+        resource = self._resources.get(uri)
+        if resource is not None:
+            return resource
+        for template in self._templates.values():
+            params = template.template.match(uri)
+            if params is None:
+                continue
+            try:
+                template.policy(self.resource_security).validate(params, template.uri_template)
+            except ResourceSecurityError:
+                raise ResourceNotFoundError(f"Unknown resource: {uri}") from None
+            value = await _guarded(template.call(params, context), f"Error creating resource from template {uri}")
+            if not isinstance(value, (str, bytes)):
+                return value  # InputRequiredResult
+            kind = TextResource if isinstance(value, str) else BinaryResource
+            fields = {"text": value} if isinstance(value, str) else {"data": value}
+            return kind(uri=uri, name=template.name, title=template.title, description=template.description,
+                        mime_type=template.mime_type, icons=template.icons, annotations=template.annotations,
+                        meta=template.meta, **fields)
+        raise ResourceNotFoundError(f"Unknown resource: {uri}")
+
+    def get_static(self, uri: str) -> Resource | None:
+        """The static resource registered under `uri`, if any (no template is tried)."""
         return self._resources.get(uri)
 
     def get_template(self, uri_template: str) -> ResourceTemplate | None:
@@ -170,7 +228,7 @@ class ResourceManager:
             if params is None:
                 continue
             try:
-                template.policy(self.resource_security).validate(params)
+                template.policy(self.resource_security).validate(params, template.uri_template)
             except ResourceSecurityError as exc:
                 logger.info("Rejected resource URI %r (template %r): %s", uri, template.uri_template, exc)
                 raise ResourceNotFoundError(f"Unknown resource: {uri}") from None

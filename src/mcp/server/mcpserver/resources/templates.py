@@ -15,14 +15,14 @@ from typing import Any
 
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.resources.base import content_from_value
-from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity, ResourceSecurityError
 from mcp.server.mcpserver.signature import Signature, inspect_function
 from mcp.shared.exceptions import ResourceNotFoundError
 from mcp.shared.uri_template import UriTemplate
 from mcp.types import Annotations, Icon
 from mcp.types import ResourceTemplate as WireResourceTemplate
 
-__all__ = ["ResourceTemplate"]
+__all__ = ["DEFAULT_RESOURCE_SECURITY", "ResourceSecurity", "ResourceSecurityError", "ResourceTemplate"]
 
 
 class ResourceTemplate:
