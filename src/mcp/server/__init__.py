@@ -30,8 +30,8 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from mcp.server.caching import CacheHint as CacheHint
     from mcp.server.context import ServerRequestContext as ServerRequestContext
-    from mcp.server.models import InitializationOptions as InitializationOptions
     from mcp.server.lowlevel.server import NotificationOptions as NotificationOptions
     from mcp.server.lowlevel.server import Server as Server
     from mcp.server.mcpserver.server import MCPServer as MCPServer
+    from mcp.server.models import InitializationOptions as InitializationOptions
     from mcp.server.session import ServerSession as ServerSession

@@ -4,7 +4,7 @@ capability, and tool results must answer the tool uses just before them (SEP-157
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INVALID_PARAMS
@@ -28,8 +28,8 @@ def validate_sampling_tools(client_caps: Any, tools: Sequence[Any] | None, tool_
 
 
 def _blocks(message: Any) -> list[Any]:
-    content = message.content
-    return list(content) if isinstance(content, list) else [content]
+    content: Any = message.content
+    return list(cast("list[Any]", content)) if isinstance(content, list) else [content]
 
 
 def validate_tool_use_result_messages(messages: Sequence[Any]) -> None:

@@ -9,7 +9,7 @@ import sys
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from typing_extensions import TypeVar as DefaultTypeVar
 
@@ -24,7 +24,7 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.lowlevel.server import Server, HandlerEntry, _LazyParams
+from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
@@ -316,7 +316,7 @@ class MCPServer(Generic[LifespanT]):
     ) -> None:
         base = sys.modules.get("mcp.server.mcpserver.tools.base")
         if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
-            tool = fn.compiled
+            tool = cast("Any", fn).compiled
         else:
             tool = RegisteredTool(fn, name=name, title=title, description=description, annotations=annotations,
                                   icons=icons, meta=meta, structured_output=structured_output,

@@ -26,6 +26,7 @@ from mcp.types import (
     AudioContent,
     ContentBlock,
     EmbeddedResource,
+    Icon,
     ImageContent,
     InputRequiredResult,
     PromptMessage,
@@ -33,8 +34,6 @@ from mcp.types import (
     Role,
     TextContent,
 )
-
-from mcp.types import Icon
 
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo

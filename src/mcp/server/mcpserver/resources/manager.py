@@ -176,11 +176,14 @@ class ResourceManager:
             value = await _guarded(template.call(params, context), f"Error creating resource from template {uri}")
             if not isinstance(value, (str, bytes)):
                 return value  # InputRequiredResult
-            kind = TextResource if isinstance(value, str) else BinaryResource
-            fields = {"text": value} if isinstance(value, str) else {"data": value}
-            return kind(uri=uri, name=template.name, title=template.title, description=template.description,
-                        mime_type=template.mime_type, icons=template.icons, annotations=template.annotations,
-                        meta=template.meta, **fields)
+            common: dict[str, Any] = {
+                "uri": uri, "name": template.name, "title": template.title, "description": template.description,
+                "mime_type": template.mime_type, "icons": template.icons, "annotations": template.annotations,
+                "meta": template.meta,
+            }
+            if isinstance(value, str):
+                return TextResource(text=value, **common)
+            return BinaryResource(data=value, **common)
         raise ResourceNotFoundError(f"Unknown resource: {uri}")
 
     def get_static(self, uri: str) -> Resource | None:

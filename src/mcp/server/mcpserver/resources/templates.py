@@ -15,7 +15,11 @@ from typing import Any
 
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.resources.base import content_from_value
-from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity, ResourceSecurityError
+from mcp.server.mcpserver.resources.security import (
+    DEFAULT_RESOURCE_SECURITY,
+    ResourceSecurity,
+    ResourceSecurityError,
+)
 from mcp.server.mcpserver.signature import Signature, inspect_function
 from mcp.shared.exceptions import ResourceNotFoundError
 from mcp.shared.uri_template import UriTemplate
