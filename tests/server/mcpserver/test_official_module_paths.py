@@ -199,3 +199,17 @@ def test_sampling_with_tools_needs_the_client_capability() -> None:
     with pytest.raises(MCPError, match="does not support sampling tools"):
         validate_sampling_tools(ClientCapabilities(), [], None)
     validate_sampling_tools(ClientCapabilities(sampling=SamplingCapability(tools=SamplingToolsCapability())), [], None)
+
+
+async def test_resource_templates_are_models_that_create_resources_from_matched_parameters() -> None:
+    from mcp.server.mcpserver.resources import ResourceTemplate
+
+    def weather(city: str) -> str:
+        return f"sunny in {city}"
+
+    template = ResourceTemplate.from_function(weather, "weather://{city}")
+    assert isinstance(template, BaseModel)
+    assert template.parameters["required"] == ["city"] and template.mime_type == "text/plain"
+    assert "fn" not in template.model_dump()
+    resource = await template.create_resource("weather://paris", {"city": "paris"}, None)
+    assert isinstance(resource, TextResource) and resource.text == "sunny in paris"

@@ -12,13 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from mcp.server.mcpserver.resources.base import (
-    BinaryResource,
-    FunctionResource,
-    ReadResourceContents,
-    Resource,
-    TextResource,
-)
+from mcp.server.mcpserver.resources.base import FunctionResource, ReadResourceContents, Resource
 from mcp.server.mcpserver.resources.security import (
     DEFAULT_RESOURCE_SECURITY,
     ResourceSecurity,
@@ -166,24 +160,14 @@ class ResourceManager:
         if resource is not None:
             return resource
         for template in self._templates.values():
-            params = template.template.match(uri)
+            params = template.parsed_template.match(uri)
             if params is None:
                 continue
             try:
                 template.policy(self.resource_security).validate(params, template.uri_template)
             except ResourceSecurityError:
                 raise ResourceNotFoundError(f"Unknown resource: {uri}") from None
-            value = await _guarded(template.call(params, context), f"Error creating resource from template {uri}")
-            if not isinstance(value, (str, bytes)):
-                return value  # InputRequiredResult
-            common: dict[str, Any] = {
-                "uri": uri, "name": template.name, "title": template.title, "description": template.description,
-                "mime_type": template.mime_type, "icons": template.icons, "annotations": template.annotations,
-                "meta": template.meta,
-            }
-            if isinstance(value, str):
-                return TextResource(text=value, **common)
-            return BinaryResource(data=value, **common)
+            return await template.create_resource(uri, params, context)
         raise ResourceNotFoundError(f"Unknown resource: {uri}")
 
     def get_static(self, uri: str) -> Resource | None:
@@ -227,7 +211,7 @@ class ResourceManager:
             content = await _guarded(resource.read(), f"Error reading resource {uri}")
             return [ReadResourceContents(content, resource.mime_type, resource.meta)]
         for template in self._templates.values():
-            params = template.template.match(uri)
+            params = template.parsed_template.match(uri)
             if params is None:
                 continue
             try:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaWarningKind
 
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.results import OutputPlan, compile_output, to_wire_content
@@ -20,6 +21,14 @@ if TYPE_CHECKING:
 
 ArgModelBase: type[BaseModel] = _arg_model_base()
 """Base of the generated `<fn>Arguments` models (`model_dump_one_level()` gives the kwargs)."""
+
+
+class StrictJsonSchema(GenerateJsonSchema):
+    """A JSON-schema generator that raises where pydantic would only warn (a type it cannot
+    render), so an unserializable type fails where the schema is built."""
+
+    def emit_warning(self, kind: JsonSchemaWarningKind, detail: str) -> None:
+        raise ValueError(f"JSON schema warning: {kind} - {detail}")
 
 
 class FuncMetadata(BaseModel):
