@@ -213,3 +213,27 @@ async def test_resource_templates_are_models_that_create_resources_from_matched_
     assert "fn" not in template.model_dump()
     resource = await template.create_resource("weather://paris", {"city": "paris"}, None)
     assert isinstance(resource, TextResource) and resource.text == "sunny in paris"
+
+
+def test_context_is_a_pydantic_model_that_validates_to_itself() -> None:
+    from pydantic import TypeAdapter
+
+    from mcp.server.mcpserver import Context
+
+    server = MCPServer("x")
+    ctx: Context[Any] = Context(mcp_server=server)
+    assert isinstance(ctx, BaseModel) and ctx.model_dump() == {}
+    assert TypeAdapter(Context[Any]).validate_python(ctx) is ctx
+    assert ctx.mcp_server is server
+
+
+def test_registering_a_tool_without_a_context_still_loads_no_pydantic() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom mcp.server import MCPServer\nm = MCPServer('x')\n"
+        "@m.tool()\ndef add(a: int, b: int) -> int:\n    return a + b\nprint('pydantic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

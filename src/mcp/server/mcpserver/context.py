@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, cast
 
+from pydantic import BaseModel, ModelWrapValidatorHandler, model_validator
 from typing_extensions import TypeVar
 
 from mcp.shared.exceptions import warn_deprecated
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from mcp.types import InputResponses
 
 LifespanT = TypeVar("LifespanT", default=Any)
+RequestT = TypeVar("RequestT", default=Any)
 
 _input_responses_adapter: Any = None
 
@@ -36,14 +38,33 @@ def _validate_input_responses(raw: Any) -> InputResponses:
         raise MCPError(INVALID_PARAMS, f"Invalid params: inputResponses: {exc}") from None
 
 
-class Context(Generic[LifespanT]):
-    """The per-request handle injected into handlers. Cheap to build: a pair of references."""
+_set_attr = object.__setattr__  # by name: a parametrised `Context[...]` re-declares the slots
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+class Context(BaseModel, Generic[LifespanT, RequestT]):
+    """The per-request handle injected into handlers (a pydantic model without fields, as in the
+    official SDK). Cheap to build: construction skips validation and sets a pair of references."""
 
     __slots__ = ("_mcp_server", "_request_context")
 
-    def __init__(self, request_context: ServerRequestContext[Any] | None = None, mcp_server: MCPServer | None = None) -> None:
-        self._request_context = request_context
-        self._mcp_server = mcp_server
+    def __init__(self, request_context: ServerRequestContext[Any] | None = None, mcp_server: MCPServer | None = None,
+                 input_params: Any = None, subscriptions: Any = None, **kwargs: Any) -> None:
+        # `input_params` and `subscriptions` are accepted for the official signature: this
+        # context reads both from the request and the server it is bound to.
+        _set_attr(self, "_request_context", request_context)
+        _set_attr(self, "_mcp_server", mcp_server)
+        _set_fields_set(self, set())
+        _set_extra(self, None)
+        _set_private(self, None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_instance(cls, value: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        """A `Context` validates to itself (it is state, not data)."""
+        return cast("Any", value) if isinstance(value, Context) else handler(value)
 
     @property
     def request_context(self) -> ServerRequestContext[LifespanT]:

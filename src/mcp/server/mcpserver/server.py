@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mcp.server.event_store import EventStore
+    from mcp.server.mcpserver.context import Context
     from mcp.server.transport_security import TransportSecuritySettings
 
 from mcp._protocol.http import (
@@ -26,7 +27,6 @@ from mcp._protocol.http import (
 )
 from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
 from mcp.server.mcpserver import handlers
-from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
 
@@ -345,7 +345,7 @@ class MCPServer(Generic[LifespanT]):
             from mcp.server.mcpserver.tools import error_result
 
             return error_result(f"Unknown tool: {name}")
-        return await tool.call(arguments, context if context is not None else Context(None, self))
+        return await tool.call(arguments, context if context is not None else handlers.new_context(None, self))
 
     # -- resources ----------------------------------------------------------------------------
 
@@ -386,7 +386,7 @@ class MCPServer(Generic[LifespanT]):
         return self._resources.list_templates()
 
     async def read_resource(self, uri: str, context: Context | None = None) -> Any:
-        return await self._resources.read(str(uri), context if context is not None else Context(None, self))
+        return await self._resources.read(str(uri), context if context is not None else handlers.new_context(None, self))
 
     # -- prompts and completions --------------------------------------------------------------
 
@@ -414,7 +414,7 @@ class MCPServer(Generic[LifespanT]):
         return self._prompts.list_prompts()
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
-        return await self._prompts.render_prompt(name, arguments, context if context is not None else Context(None, self))
+        return await self._prompts.render_prompt(name, arguments, context if context is not None else handlers.new_context(None, self))
 
     def completion(self) -> Callable[[F], F]:
         """Register the one completion handler: `async (ref, argument, context) -> Completion | None`."""

@@ -153,7 +153,10 @@ class Signature:
 
 
 def is_context_annotation(annotation: Any) -> bool:
-    from mcp.server.mcpserver.context import Context
+    module = sys.modules.get("mcp.server.mcpserver.context")
+    if module is None:  # nothing can be annotated with a class no one has imported
+        return False
+    Context = module.Context
 
     target = get_origin(annotation) or annotation
     if target is Annotated:

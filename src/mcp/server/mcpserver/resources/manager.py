@@ -74,7 +74,7 @@ class ResourceManager:
         icons: list[Icon] | None = None,
         annotations: Annotations | None = None,
         meta: dict[str, Any] | None = None,
-        security: ResourceSecurity | None = None,
+        security: ResourceSecurity | None = DEFAULT_RESOURCE_SECURITY,
     ) -> ResourceTemplate:
         """Register a resource template: a built `ResourceTemplate`, or a function and its URI
         template (as `ResourceTemplate.from_function`). A second one with the same template string

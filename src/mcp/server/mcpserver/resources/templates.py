@@ -85,16 +85,18 @@ class ResourceTemplate(BaseModel):
         icons: list[Icon] | None = None,
         annotations: Annotations | None = None,
         meta: dict[str, Any] | None = None,
-        security: ResourceSecurity | None = None,
+        context_kwarg: str | None = None,
+        security: ResourceSecurity | None = DEFAULT_RESOURCE_SECURITY,
     ) -> ResourceTemplate:
-        """Build a template from `fn`. Raises `InvalidUriTemplate` for a malformed template and
+        """Build a template from `fn` (`context_kwarg` names its Context parameter when the
+        annotation does not; `security=None` defers to the manager's policy). Raises `InvalidUriTemplate` for a malformed template and
         `ValueError` when the URI variables and the function parameters (Context excluded) differ,
         or when a parameter bound to an optional query variable has no default."""
         template = UriTemplate(uri_template)
         fn_name = name or getattr(fn, "__name__", None) or type(fn).__name__
         if fn_name == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
-        signature = inspect_function(fn, fn_name)
+        signature = inspect_function(fn, fn_name, skip=frozenset((context_kwarg,)) if context_kwarg else frozenset())
         uri_params = set(template.variable_names)
         fn_params = set(_parameter_names(signature))
         if uri_params != fn_params:
@@ -113,10 +115,10 @@ class ResourceTemplate(BaseModel):
             name=fn_name,
             parsed_template=template,
             parameters=signature.input_schema(),
-            context_kwarg=signature.context_param,
+            context_kwarg=context_kwarg or signature.context_param,
             title=title,
             description=description if description is not None else (inspect.getdoc(fn) or None),
-            mime_type=mime_type,
+            mime_type=mime_type or "text/plain",
             icons=icons,
             annotations=annotations,
             meta=meta,
@@ -160,8 +162,8 @@ class ResourceTemplate(BaseModel):
         signature = self.signature
         for field_name, param_name in signature.renamed:
             kwargs[param_name] = kwargs.pop(field_name)
-        if signature.context_param is not None:
-            kwargs[signature.context_param] = context
+        if self.context_kwarg is not None:
+            kwargs[self.context_kwarg] = context
         if signature.is_async:
             value = await self.fn(**kwargs)
         else:
