@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
@@ -79,6 +79,77 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     def headers(self) -> Any:
         request = self.request
         return None if request is None else getattr(request, "headers", None)
+
+LifespanT_co = TypeVar("LifespanT_co", default=Any, covariant=True)
+
+_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class Context(Generic[LifespanT_co]):
+    """The official SDK's low-level per-request context over a dispatch context (`dctx`: the
+    transport metadata and the request's back-channel), the lifespan output and the connection.
+
+    The server hands its handlers a `ServerRequestContext`; this class serves code written against
+    the official `mcp.server.context.Context`."""
+
+    def __init__(self, dctx: Any, *, lifespan: LifespanT_co, connection: Any, meta: dict[str, Any] | None = None) -> None:
+        self._dctx = dctx
+        self._lifespan = lifespan
+        self._connection = connection
+        self._meta = meta
+
+    @property
+    def lifespan(self) -> LifespanT_co:
+        """What the server's lifespan yielded."""
+        return self._lifespan
+
+    @property
+    def connection(self) -> Any:
+        """The connection this request arrived on."""
+        return self._connection
+
+    @property
+    def session_id(self) -> str | None:
+        """The transport's session id (None on stdio and stateless HTTP)."""
+        return getattr(self._connection, "session_id", None)
+
+    @property
+    def transport(self) -> Any:
+        """The transport's metadata for this request."""
+        return getattr(self._dctx, "transport", None)
+
+    @property
+    def headers(self) -> Any:
+        """The request headers, when the transport has them (None on stdio)."""
+        return getattr(self.transport, "headers", None)
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        """The request's `_meta`."""
+        return self._meta
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a notification on this request's back-channel."""
+        await self._dctx.notify(method, params)
+
+    async def log(self, level: str, data: Any, logger: str | None = None, *, meta: dict[str, Any] | None = None) -> None:
+        """Deprecated protocol logging (`notifications/message`) on this request's back-channel; on
+        2026-07-28 only at or above the level the request opted into in its `_meta`."""
+        from mcp.shared.exceptions import warn_deprecated
+        from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS
+
+        warn_deprecated("logging")
+        if getattr(self._connection, "protocol_version", None) in MODERN_VERSIONS:
+            wanted = (self._meta or {}).get(LOG_LEVEL_META_KEY)
+            if wanted not in _LOG_LEVELS or _LOG_LEVELS.index(level) < _LOG_LEVELS.index(wanted):
+                return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        if meta:
+            params["_meta"] = meta
+        await self.notify("notifications/message", params)
+
 
 if TYPE_CHECKING:
     HandlerResult: TypeAlias = BaseModel | dict[str, Any] | None

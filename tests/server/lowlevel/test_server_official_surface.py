@@ -137,3 +137,44 @@ async def test_on_stdio_like_transports_the_sse_closers_are_none() -> None:
     async with Client(Server("x", on_list_tools=list_tools, on_call_tool=tool)) as client:
         await client.call_tool("echo", {})
     assert seen == [(None, None)]
+
+
+class _Dispatch:
+    """A dispatch context as a transport gives one: its metadata and the request's back-channel."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+        self.sent: list[tuple[str, Any]] = []
+
+    async def notify(self, method: str, params: Any) -> None:
+        self.sent.append((method, params))
+
+
+class _Connection:
+    def __init__(self, protocol_version: str, session_id: str | None = None) -> None:
+        self.protocol_version = protocol_version
+        self.session_id = session_id
+
+
+async def test_the_low_level_context_exposes_lifespan_connection_and_request_scoped_logging() -> None:
+    from mcp.server.context import Context
+    from mcp.shared.exceptions import MCPDeprecationWarning
+
+    class Transport:
+        def __init__(self) -> None:
+            self.headers = {"x-test": "1"}
+
+    dctx = _Dispatch(Transport())
+    ctx: Context[dict[str, int]] = Context(dctx, lifespan={"n": 1}, connection=_Connection("2025-11-25", "sid"))
+    assert ctx.lifespan == {"n": 1} and ctx.session_id == "sid" and ctx.headers == {"x-test": "1"}
+    with pytest.warns(MCPDeprecationWarning):
+        await ctx.log("info", "hello", logger="app")
+    assert dctx.sent == [("notifications/message", {"level": "info", "data": "hello", "logger": "app"})]
+
+    modern = _Dispatch(None)
+    opted_in = {"io.modelcontextprotocol/logLevel": "warning"}
+    ctx = Context(modern, lifespan={}, connection=_Connection("2026-07-28"), meta=opted_in)
+    with pytest.warns(MCPDeprecationWarning):
+        await ctx.log("info", "dropped")
+        await ctx.log("error", "kept")
+    assert [params["data"] for _, params in modern.sent] == ["kept"]
