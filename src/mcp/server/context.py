@@ -128,9 +128,27 @@ class Context(Generic[LifespanT_co]):
         """The request's `_meta`."""
         return self._meta
 
-    async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+    @property
+    def cancel_requested(self) -> Any:
+        """The event set when the peer cancels this request."""
+        return self._dctx.cancel_requested
+
+    @property
+    def can_send_request(self) -> bool:
+        """Whether the back-channel can deliver a server-initiated request now."""
+        return bool(self._dctx.can_send_request)
+
+    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> dict[str, Any]:
+        """Send a request to the peer on the back-channel; its result as a dict."""
+        return await self._dctx.send_raw_request(method, params, opts)
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None = None, opts: Any = None) -> None:
         """Send a notification on this request's back-channel."""
-        await self._dctx.notify(method, params)
+        await self._dctx.notify(method, params, opts)
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress for this request (a no-op when the peer gave no progress token)."""
+        await self._dctx.progress(progress, total, message)
 
     async def log(self, level: str, data: Any, logger: str | None = None, *, meta: dict[str, Any] | None = None) -> None:
         """Deprecated protocol logging (`notifications/message`) on this request's back-channel; on

@@ -146,7 +146,7 @@ class _Dispatch:
         self.transport = transport
         self.sent: list[tuple[str, Any]] = []
 
-    async def notify(self, method: str, params: Any) -> None:
+    async def notify(self, method: str, params: Any, opts: Any = None) -> None:
         self.sent.append((method, params))
 
 

@@ -237,3 +237,42 @@ def test_registering_a_tool_without_a_context_still_loads_no_pydantic() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+async def test_context_sse_closers_are_no_ops_without_an_sse_stream() -> None:
+    from mcp.server.mcpserver import Context
+
+    server = MCPServer("x")
+
+    @server.tool()
+    async def poll(ctx: Context) -> str:
+        await ctx.close_sse_stream()
+        await ctx.close_standalone_sse_stream()
+        return "done"
+
+    async with Client(server) as client:
+        result = await client.call_tool("poll", {})
+    assert result.is_error is not True and result.content[0].text == "done"  # type: ignore[union-attr]
+
+
+def test_resolve_finds_resolved_parameters_and_input_required_returns() -> None:
+    from typing import Annotated
+
+    from mcp.server.mcpserver.resolve import Resolve, find_resolved_parameters, returns_input_required
+    from mcp.types import InputRequiredResult
+
+    class Confirm(BaseModel):
+        ok: bool
+
+    async def ask() -> Confirm:
+        return Confirm(ok=True)
+
+    def tool(
+        item: str, answer: Annotated[ElicitationResult[Confirm], Resolve(ask)], plain: Annotated[Confirm, Resolve(ask)]
+    ) -> CallToolResult | InputRequiredResult:
+        raise NotImplementedError
+
+    found = find_resolved_parameters(tool)
+    assert {name: wants_union for name, (_, wants_union) in found.items()} == {"answer": True, "plain": False}
+    assert returns_input_required(tool) is True
+    assert returns_input_required(add) is False

@@ -126,6 +126,19 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
         params = ctx.params
         return None if params is None else params.get("requestState")
 
+    async def close_sse_stream(self) -> None:
+        """End this request's SSE stream so the client resumes it later (SSE polling, with an event
+        store); a no-op on transports without one."""
+        closer = self.request_context.close_sse_stream
+        if closer is not None:
+            await closer()
+
+    async def close_standalone_sse_stream(self) -> None:
+        """End the session's standalone (GET) SSE stream; a no-op on transports without one."""
+        closer = self.request_context.close_standalone_sse_stream
+        if closer is not None:
+            await closer()
+
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send `notifications/progress` when the caller asked for progress; otherwise do nothing."""
         meta = self.request_context.meta
