@@ -62,9 +62,6 @@ class Apps(Extension):
         self._tools: list[ToolBinding] = []
         self._resources: list[Any] = []
 
-    def settings(self) -> dict[str, Any]:
-        return {"mimeTypes": [APP_MIME_TYPE]}
-
     def tool(self, resource_uri: str, visibility: Sequence[Literal["model", "app"]] | None = None,
              meta: dict[str, Any] | None = None, **tool_kwargs: Any) -> Callable[[Any], Any]:
         """Register a tool whose result a host renders with the app at `resource_uri`."""

@@ -29,10 +29,13 @@ class CacheHint:
 
 def validate_cache_hints(cache_hints: Mapping[Any, Any] | None) -> dict[str, CacheHint]:
     """Check a `cache_hints=` map at construction: only the six cacheable methods, `CacheHint` values."""
+    if not cache_hints:
+        return {}
+    unknown = sorted(repr(method) for method in cache_hints if method not in CACHEABLE_METHODS)
+    if unknown:
+        raise ValueError(f"cache_hints keys must be cacheable methods (see CacheableMethod); got: {', '.join(unknown)}")
     out: dict[str, CacheHint] = {}
-    for method, hint in (cache_hints or {}).items():
-        if method not in CACHEABLE_METHODS:
-            raise ValueError(f"cache_hints key {method!r} is not a cacheable method; use one of {sorted(CACHEABLE_METHODS)}")
+    for method, hint in cache_hints.items():
         if not isinstance(hint, CacheHint):
             raise TypeError(f"cache_hints[{method!r}] must be a CacheHint, got {type(hint).__name__}")
         out[method] = hint

@@ -64,13 +64,15 @@ def render_elicitation_schema(schema: type[BaseModel]) -> dict[str, Any]:
         resolved = _resolve(prop, defs)
         if not _is_primitive(resolved):
             raise TypeError(
-                f"Elicitation schema field {name!r} of {schema.__name__} must be a primitive "
-                "(str, int, float, bool, an enum or a list of enum strings); nested objects are not allowed"
+                f"Elicitation schema field {name!r} rendered as {prop!r}, "
+                "which is not a valid PrimitiveSchemaDefinition"
             )
         properties[name] = resolved
     out: dict[str, Any] = {"type": "object", "properties": properties}
     if json_schema.get("required"):
         out["required"] = json_schema["required"]
+    if "title" in json_schema:
+        out["title"] = json_schema["title"]
     return out
 
 
@@ -115,6 +117,25 @@ def to_result(schema: type[BaseModel], result: dict[str, Any]) -> Any:
     return CancelledElicitation()
 
 
+def validated_result(schema: type[BaseModel], result: dict[str, Any]) -> Any:
+    """As `to_result`, for a direct `elicit()` call: an accept without content, or with content that
+    does not fit `schema`, is a `ValueError` (the official messages)."""
+    if result.get("action") == "accept":
+        content = result.get("content")
+        if content is None:
+            raise ValueError("Received an accepted elicitation with no content")
+        from pydantic import ValidationError
+
+        try:
+            data = schema.model_validate(content)
+        except ValidationError as exc:
+            raise ValueError(
+                "Received an accepted elicitation whose content does not match the requested schema"
+            ) from exc
+        return AcceptedElicitation[schema](data=data)  # type: ignore[valid-type]
+    return to_result(schema, result)
+
+
 async def elicit_with_validation(
     session: ServerSession,
     message: str,
@@ -124,23 +145,9 @@ async def elicit_with_validation(
     """Ask the client for form input matching `schema`; the accepted content is validated into it.
 
     Raises ValueError when the client accepts with no content or content that does not fit."""
-    from pydantic import ValidationError
-
     requested = render_elicitation_schema(schema)
     result = await session.elicit_form(message, requested, related_request_id)
-    if result.action == "accept":
-        if result.content is None:
-            raise ValueError("Received an accepted elicitation with no content")
-        try:
-            data = schema.model_validate(result.content)
-        except ValidationError as exc:
-            raise ValueError(
-                "Received an accepted elicitation whose content does not match the requested schema"
-            ) from exc
-        return AcceptedElicitation[schema](data=data)  # type: ignore[valid-type]
-    if result.action == "decline":
-        return DeclinedElicitation()
-    return CancelledElicitation()
+    return validated_result(schema, result.model_dump(mode="json"))
 
 
 async def elicit_url(

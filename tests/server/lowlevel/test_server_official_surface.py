@@ -178,3 +178,23 @@ async def test_the_low_level_context_exposes_lifespan_connection_and_request_sco
         await ctx.log("info", "dropped")
         await ctx.log("error", "kept")
     assert [params["data"] for _, params in modern.sent] == ["kept"]
+
+
+async def test_server_discover_can_be_replaced_but_initialize_cannot() -> None:
+    from mcp.types import RequestParams
+
+    async def discover(ctx: ServerRequestContext, params: Any) -> dict[str, Any]:
+        return {"supportedVersions": ["2026-07-28"], "capabilities": {}, "instructions": "custom"}
+
+    server = Server("x")
+    server.add_request_handler("server/discover", RequestParams, discover)
+    assert server.get_request_handler("server/discover").handler is discover  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="'initialize' is handled by the server runner and cannot be overridden"):
+        server.add_request_handler("initialize", RequestParams, discover)
+
+
+def test_cache_hints_name_every_method_that_is_not_cacheable() -> None:
+    from mcp.server.caching import CacheHint, validate_cache_hints
+
+    with pytest.raises(ValueError, match=r"got: 'tools/call', 'x/y'$"):
+        validate_cache_hints(cache_hints={"x/y": CacheHint(), "tools/call": CacheHint()})

@@ -276,3 +276,29 @@ def test_resolve_finds_resolved_parameters_and_input_required_returns() -> None:
     assert {name: wants_union for name, (_, wants_union) in found.items()} == {"answer": True, "plain": False}
     assert returns_input_required(tool) is True
     assert returns_input_required(add) is False
+
+
+async def test_direct_elicit_refuses_an_accepted_answer_that_does_not_fit_the_schema() -> None:
+    from mcp.server.mcpserver import Context
+    from mcp.types import ElicitResult
+
+    class Booking(BaseModel):
+        """Booking"""
+
+        confirm: bool
+
+    server = MCPServer("x")
+
+    @server.tool()
+    async def book(ctx: Context) -> str:
+        result = await ctx.elicit("Confirm?", Booking)
+        return "yes" if result.action == "accept" and result.data.confirm else "no"
+
+    async def answer(context: Any, params: Any) -> ElicitResult:
+        assert params.requested_schema["title"] == "Booking"
+        return ElicitResult(action="accept", content={"confirm": "maybe"})
+
+    async with Client(server, mode="legacy", elicitation_callback=answer) as client:
+        result = await client.call_tool("book", {})
+    assert result.is_error is True
+    assert "does not match the requested schema" in result.content[0].text  # type: ignore[union-attr]

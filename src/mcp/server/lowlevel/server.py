@@ -120,7 +120,6 @@ _DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str]] = {
     "on_progress": ("notifications/progress", "progress"),
 }
 _OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
-_RESERVED = frozenset({"initialize", "server/discover"})
 
 
 class Server(Generic[LifespanT]):
@@ -196,12 +195,13 @@ class Server(Generic[LifespanT]):
         self._request_handlers["ping"] = HandlerEntry(None, on_ping or _ping_handler)
 
     def add_request_handler(self, method: str, params_type: Any, handler: Handler) -> None:
-        """Serve a method MCP does not define (or replace a standard one); params are validated
-        into `params_type` before `handler` runs."""
-        if method in _RESERVED:
+        """Serve a method MCP does not define (or replace a standard one, `server/discover`
+        included); params are validated into `params_type` before `handler` runs. `initialize` is
+        the server's own: registering it raises `ValueError`."""
+        if method == "initialize":
             raise ValueError(
-                f"Cannot register a handler for {method!r}: the server answers it itself "
-                "(it negotiates the protocol version and advertises capabilities)."
+                "'initialize' is handled by the server runner and cannot be overridden; "
+                "use Server.middleware to observe or wrap initialization"
             )
         self._request_handlers[method] = HandlerEntry(params_type, handler)
 

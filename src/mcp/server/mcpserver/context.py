@@ -207,11 +207,11 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
     async def elicit(self, message: str, schema: type[Any]) -> Any:
         """Ask the user for form input (handshake-era back-channel); returns
         `AcceptedElicitation(data=...)`, `DeclinedElicitation()` or `CancelledElicitation()`."""
-        from mcp.server.elicitation import form_schema, to_result
+        from mcp.server.elicitation import form_schema, validated_result
 
         requested = form_schema(schema)
         result = await self.session.elicit_form(message, requested)
-        return to_result(schema, result.model_dump(mode="json"))
+        return validated_result(schema, result.model_dump(mode="json"))
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to `url` (handshake-era back-channel); returns the `ElicitResult`."""
