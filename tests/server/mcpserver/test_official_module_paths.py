@@ -302,3 +302,20 @@ async def test_direct_elicit_refuses_an_accepted_answer_that_does_not_fit_the_sc
         result = await client.call_tool("book", {})
     assert result.is_error is True
     assert "does not match the requested schema" in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_return_type_with_any_content_arm_is_unstructured() -> None:
+    from mcp.server.mcpserver import Image
+
+    server = MCPServer("x")
+
+    @server.tool()
+    def chart() -> list[str | Image]:
+        return ["Sales:", Image(data=b"png", format="png")]
+
+    async with Client(server) as client:
+        [tool] = (await client.list_tools()).tools
+        assert tool.output_schema is None
+        result = await client.call_tool("chart", {})
+    assert result.structured_content is None
+    assert [block.type for block in result.content] == ["text", "image"]
