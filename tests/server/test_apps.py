@@ -27,7 +27,7 @@ def clock_server() -> MCPServer:
 
 async def test_an_app_tool_points_at_its_html_resource_and_degrades_without_the_extension() -> None:
     async with Client(clock_server()) as client:
-        assert client.server_capabilities.extensions == {"io.modelcontextprotocol/ui": {"mimeTypes": [APP_MIME_TYPE]}}
+        assert client.server_capabilities.extensions == {"io.modelcontextprotocol/ui": {}}
         tool = (await client.list_tools()).tools[0]
         assert tool.meta == {"ui": {"resourceUri": "ui://clock/app.html", "visibility": ["model", "app"]}}
         page = (await client.read_resource("ui://clock/app.html")).contents[0]

@@ -15,3 +15,8 @@ def check_identifier(owner: str, identifier: Any) -> None:
         raise TypeError(
             f"{owner}.identifier must be a `vendor-prefix/name` string (reverse-DNS prefix required), got {identifier!r}"
         )
+
+
+def validate_extension_identifier(identifier: Any, *, owner: str) -> None:
+    """The official SDK's spelling of `check_identifier` (keyword `owner`)."""
+    check_identifier(owner, identifier)

@@ -9,7 +9,7 @@ _OWNER = {
     "MCPServer": "mcp.server.mcpserver.server",
     "Server": "mcp.server.lowlevel.server",
     "NotificationOptions": "mcp.server.lowlevel.server",
-    "InitializationOptions": "mcp.server.lowlevel.server",
+    "InitializationOptions": "mcp.server.models",
     "ServerRequestContext": "mcp.server.context",
     "ServerSession": "mcp.server.session",
     "CacheHint": "mcp.server.caching",
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from mcp.server import mcpserver as mcpserver
     from mcp.server.caching import CacheHint as CacheHint
     from mcp.server.context import ServerRequestContext as ServerRequestContext
-    from mcp.server.lowlevel.server import InitializationOptions as InitializationOptions
     from mcp.server.lowlevel.server import NotificationOptions as NotificationOptions
     from mcp.server.lowlevel.server import Server as Server
     from mcp.server.mcpserver.server import MCPServer as MCPServer
+    from mcp.server.models import InitializationOptions as InitializationOptions
     from mcp.server.session import ServerSession as ServerSession

@@ -7,8 +7,10 @@ served as `text/html;profile=mcp-app`, and misconfigurations fail at constructio
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, cast
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
 
 from mcp.server.extension import Extension, ResourceBinding, ToolBinding
 
@@ -16,30 +18,34 @@ EXTENSION_ID = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
 
 
-@dataclass
-class ResourceCsp:
+class ResourceCsp(BaseModel):
+    """Content-Security-Policy domains a `ui://` resource needs (`_meta.ui.csp`)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
     connect_domains: list[str] | None = None
     resource_domains: list[str] | None = None
     frame_domains: list[str] | None = None
     base_uri_domains: list[str] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        pairs = (("connectDomains", self.connect_domains), ("resourceDomains", self.resource_domains),
-                 ("frameDomains", self.frame_domains), ("baseUriDomains", self.base_uri_domains))
-        return {key: value for key, value in pairs if value is not None}
+        return self.model_dump(by_alias=True, exclude_none=True)
 
 
-@dataclass
-class ResourcePermissions:
-    camera: bool | None = None
-    microphone: bool | None = None
-    geolocation: bool | None = None
-    clipboard_write: bool | None = None
+class ResourcePermissions(BaseModel):
+    """Iframe permissions a `ui://` resource requests (`_meta.ui.permissions`): each one an object
+    (`{}` asks for it; `True` is accepted as shorthand)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
+
+    camera: dict[str, Any] | bool | None = None
+    microphone: dict[str, Any] | bool | None = None
+    geolocation: dict[str, Any] | bool | None = None
+    clipboard_write: dict[str, Any] | bool | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        pairs = (("camera", self.camera), ("microphone", self.microphone), ("geolocation", self.geolocation),
-                 ("clipboardWrite", self.clipboard_write))
-        return {key: {} for key, value in pairs if value}
+        wire = self.model_dump(by_alias=True, exclude_none=True)
+        return {key: ({} if value is True else value) for key, value in wire.items() if value is not False}
 
 
 def _check_ui_uri(uri: str) -> None:
@@ -55,9 +61,6 @@ class Apps(Extension):
     def __init__(self) -> None:
         self._tools: list[ToolBinding] = []
         self._resources: list[Any] = []
-
-    def settings(self) -> dict[str, Any]:
-        return {"mimeTypes": [APP_MIME_TYPE]}
 
     def tool(self, resource_uri: str, visibility: Sequence[Literal["model", "app"]] | None = None,
              meta: dict[str, Any] | None = None, **tool_kwargs: Any) -> Callable[[Any], Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from mcp.types import ClientCapabilities
 
 LifespanT = TypeVar("LifespanT", default=Any)
+LifespanContextT = LifespanT
+"""The official SDK's name for the lifespan type parameter."""
+CloseSSEStreamCallback = Callable[[], Awaitable[None]]
+"""Closes an SSE stream (`ServerRequestContext.close_sse_stream`)."""
 RequestT = TypeVar("RequestT", default=Any)
 """The type of the transport request a message arrived on (`ServerRequestContext.request`)."""
 
@@ -36,7 +40,7 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     lifespan_context: LifespanT
     protocol_version: str
     method: str
-    params: dict[str, Any] | None
+    params: dict[str, Any] | None = None
     request_id: str | int | None = None
     request: RequestT | None = None
     """The transport request this message arrived on (a Starlette `Request` over HTTP)."""
@@ -47,6 +51,19 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
     """Per-request scratch space for middleware and extensions."""
     transport: Any = None
     """The transport's metadata for this message (HTTP: its response channel; None on stdio)."""
+    close_sse_stream: CloseSSEStreamCallback | None = None
+    """Ends this request's SSE stream so the client resumes it later (SSE polling); None on
+    transports without one (stdio). Taken from `transport` when not given."""
+    close_standalone_sse_stream: CloseSSEStreamCallback | None = None
+    """Ends the session's standalone (GET) SSE stream; None on transports without one."""
+
+    def __post_init__(self) -> None:
+        transport = self.transport
+        if transport is not None:
+            if self.close_sse_stream is None:
+                self.close_sse_stream = getattr(transport, "close_sse_stream", None)
+            if self.close_standalone_sse_stream is None:
+                self.close_standalone_sse_stream = getattr(transport, "close_standalone_sse_stream", None)
 
     @property
     def client_capabilities(self) -> ClientCapabilities | None:
@@ -63,17 +80,93 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
         request = self.request
         return None if request is None else getattr(request, "headers", None)
 
-    async def close_sse_stream(self) -> None:
-        """Close this request's SSE stream so the client resumes it later (SSE polling); a no-op
-        on transports without one."""
-        closer = getattr(self.transport, "close_sse_stream", None)
-        if closer is not None:
-            await closer()
+LifespanT_co = TypeVar("LifespanT_co", default=Any, covariant=True)
 
-    async def close_standalone_sse_stream(self) -> None:
-        closer = getattr(self.transport, "close_standalone_sse_stream", None)
-        if closer is not None:
-            await closer()
+_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+
+class Context(Generic[LifespanT_co]):
+    """The official SDK's low-level per-request context over a dispatch context (`dctx`: the
+    transport metadata and the request's back-channel), the lifespan output and the connection.
+
+    The server hands its handlers a `ServerRequestContext`; this class serves code written against
+    the official `mcp.server.context.Context`."""
+
+    def __init__(self, dctx: Any, *, lifespan: LifespanT_co, connection: Any, meta: dict[str, Any] | None = None) -> None:
+        self._dctx = dctx
+        self._lifespan = lifespan
+        self._connection = connection
+        self._meta = meta
+
+    @property
+    def lifespan(self) -> LifespanT_co:
+        """What the server's lifespan yielded."""
+        return self._lifespan
+
+    @property
+    def connection(self) -> Any:
+        """The connection this request arrived on."""
+        return self._connection
+
+    @property
+    def session_id(self) -> str | None:
+        """The transport's session id (None on stdio and stateless HTTP)."""
+        return getattr(self._connection, "session_id", None)
+
+    @property
+    def transport(self) -> Any:
+        """The transport's metadata for this request."""
+        return getattr(self._dctx, "transport", None)
+
+    @property
+    def headers(self) -> Any:
+        """The request headers, when the transport has them (None on stdio)."""
+        return getattr(self.transport, "headers", None)
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        """The request's `_meta`."""
+        return self._meta
+
+    @property
+    def cancel_requested(self) -> Any:
+        """The event set when the peer cancels this request."""
+        return self._dctx.cancel_requested
+
+    @property
+    def can_send_request(self) -> bool:
+        """Whether the back-channel can deliver a server-initiated request now."""
+        return bool(self._dctx.can_send_request)
+
+    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> dict[str, Any]:
+        """Send a request to the peer on the back-channel; its result as a dict."""
+        return await self._dctx.send_raw_request(method, params, opts)
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None = None, opts: Any = None) -> None:
+        """Send a notification on this request's back-channel."""
+        await self._dctx.notify(method, params, opts)
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress for this request (a no-op when the peer gave no progress token)."""
+        await self._dctx.progress(progress, total, message)
+
+    async def log(self, level: str, data: Any, logger: str | None = None, *, meta: dict[str, Any] | None = None) -> None:
+        """Deprecated protocol logging (`notifications/message`) on this request's back-channel; on
+        2026-07-28 only at or above the level the request opted into in its `_meta`."""
+        from mcp.shared.exceptions import warn_deprecated
+        from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS
+
+        warn_deprecated("logging")
+        if getattr(self._connection, "protocol_version", None) in MODERN_VERSIONS:
+            wanted = (self._meta or {}).get(LOG_LEVEL_META_KEY)
+            if wanted not in _LOG_LEVELS or _LOG_LEVELS.index(level) < _LOG_LEVELS.index(wanted):
+                return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        if meta:
+            params["_meta"] = meta
+        await self.notify("notifications/message", params)
 
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp._protocol.extension_ids import check_identifier
+from mcp._protocol.extension_ids import validate_extension_identifier as validate_extension_identifier
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
 
@@ -96,9 +97,9 @@ def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
     interceptors: list[Extension] = []
     for extension in extensions:
         identifier = type(extension).identifier
-        if identifier in lowlevel._extensions:
+        if identifier in lowlevel.extensions:
             raise ValueError(f"Extension {identifier!r} is installed twice")
-        lowlevel._extensions[identifier] = dict(extension.settings())
+        lowlevel.extensions[identifier] = dict(extension.settings())
         for binding in extension.tools():
             server.add_tool(binding.fn, meta=binding.meta, **binding.kwargs)
         for binding in extension.resources():
@@ -143,6 +144,24 @@ def _tool_call_interceptor(extensions: list[Extension]) -> Callable[..., Awaitab
         return await chain(ctx)
 
     return middleware
+
+
+def compose_tool_call_handler(extensions: Sequence[Extension],
+                              handler: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
+    """A `tools/call` handler that runs every extension's `intercept_tool_call` around `handler`
+    (the first extension outermost); its params are the validated `CallToolRequestParams`."""
+    chain_of = list(extensions)
+
+    async def wrapped(ctx: Any, params: Any) -> Any:
+        async def innermost(inner_ctx: Any) -> Any:
+            return await handler(inner_ctx, params)
+
+        chain: Callable[[Any], Awaitable[Any]] = innermost
+        for extension in reversed(chain_of):
+            chain = _bind(extension, params, chain)
+        return await chain(ctx)
+
+    return wrapped
 
 
 def _bind(extension: Extension, params: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:

@@ -40,7 +40,7 @@ class InvalidRequestState(Exception):
 
 
 class RequestStateCodec(Protocol):
-    def seal(self, data: bytes) -> str: ...
+    def seal(self, payload: bytes) -> str: ...
     def unseal(self, token: str) -> bytes: ...
 
 
@@ -64,11 +64,7 @@ class HMACRequestStateCodec:
             raise ValueError("HMACRequestStateCodec requires at least one key")
         self._keys: list[tuple[bytes, bytes, bytes]] = []
         for i, key in enumerate(secrets):
-            if len(key) < 32:
-                raise ValueError(
-                    f"request-state keys must be at least 32 bytes of secret randomness; keys[{i}] is {len(key)} "
-                    'bytes. Generate one with: python -c "import secrets; print(secrets.token_hex(32))"'
-                )
+            _check_length(i, key)
             key_id = hashlib.sha256(b"mcp-request-state-id" + key).digest()[:4]
             if any(key_id == known for known, _, _ in self._keys):
                 raise ValueError(f"keys[{i}] duplicates an earlier ring key")
@@ -82,11 +78,11 @@ class HMACRequestStateCodec:
                   for i in range((length + 31) // 32)]
         return b"".join(blocks)[:length]
 
-    def seal(self, data: bytes) -> str:
+    def seal(self, payload: bytes) -> str:
         key_id, enc, mac = self._keys[0]
         nonce = os.urandom(16)
-        stream = self._keystream(enc, nonce, len(data))
-        cipher = bytes(a ^ b for a, b in zip(data, stream, strict=True))
+        stream = self._keystream(enc, nonce, len(payload))
+        cipher = bytes(a ^ b for a, b in zip(payload, stream, strict=True))
         body = _VERSION + key_id + nonce + cipher
         return _b64e(body + hmac.new(mac, body, hashlib.sha256).digest())
 
@@ -103,6 +99,68 @@ class HMACRequestStateCodec:
                 stream = self._keystream(enc, nonce, len(cipher))
                 return bytes(a ^ b for a, b in zip(cipher, stream, strict=True))
         raise InvalidRequestState("sealed under an unknown key")
+
+
+class AESGCMRequestStateCodec:
+    """AES-256-GCM under keys stretched with HKDF-SHA256 (needs the `cryptography` package);
+    `keys[0]` seals, every key unseals. The token's version prefix and key fingerprint are bound in
+    as associated data."""
+
+    _PREFIX = "v1."
+
+    def __init__(self, keys: Sequence[bytes | bytearray | str]) -> None:
+        try:
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+            from cryptography.hazmat.primitives.hashes import SHA256
+            from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("AESGCMRequestStateCodec needs the 'cryptography' package; "
+                              "HMACRequestStateCodec needs only the standard library") from exc
+        secrets = [_key_bytes(i, key) for i, key in enumerate(cast("Sequence[object]", keys))]
+        if not secrets:
+            raise ValueError("AESGCMRequestStateCodec requires at least one key")
+        self._ring: dict[bytes, Any] = {}
+        self._mint = b""
+        for i, secret in enumerate(secrets):
+            _check_length(i, secret)
+            key = HKDF(algorithm=SHA256(), length=32, salt=None, info=b"mcp-request-state-aesgcm").derive(secret)
+            kid = hashlib.sha256(b"mcp-request-state-kid" + key).digest()[:4]
+            if kid in self._ring:
+                raise ValueError(f"keys[{i}] duplicates an earlier ring key")
+            self._ring[kid] = AESGCM(key)
+            if i == 0:
+                self._mint = kid
+
+    def seal(self, payload: bytes) -> str:
+        kid = self._mint
+        nonce = os.urandom(12)
+        sealed: bytes = self._ring[kid].encrypt(nonce, payload, self._PREFIX.encode() + kid)
+        return self._PREFIX + _b64e(kid + nonce + sealed)
+
+    def unseal(self, token: str) -> bytes:
+        if not token.startswith(self._PREFIX):
+            raise InvalidRequestState("malformed token")
+        raw = _b64d(token[len(self._PREFIX):])
+        if len(raw) < 4 + 12 + 16:
+            raise InvalidRequestState("malformed token")
+        kid, nonce, sealed = raw[:4], raw[4:16], raw[16:]
+        aead = self._ring.get(kid)
+        if aead is None:
+            raise InvalidRequestState("sealed under an unknown key")
+        from cryptography.exceptions import InvalidTag
+
+        try:
+            return cast("bytes", aead.decrypt(nonce, sealed, self._PREFIX.encode() + kid))
+        except InvalidTag:
+            raise InvalidRequestState("authentication tag mismatch (tampered)") from None
+
+
+def _check_length(index: int, key: bytes) -> None:
+    if len(key) < 32:
+        raise ValueError(
+            f"request-state keys must be at least 32 bytes of secret randomness; keys[{index}] is {len(key)} "
+            'bytes. Generate one with: python -c "import secrets; print(secrets.token_hex(32))"'
+        )
 
 
 def _key_bytes(index: int, key: object) -> bytes:

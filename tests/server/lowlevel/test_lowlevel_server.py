@@ -149,7 +149,7 @@ async def test_a_custom_method_is_validated_then_served_end_to_end() -> None:
 
 
 def test_registering_initialize_is_refused_with_a_clear_message() -> None:
-    with pytest.raises(ValueError, match="Cannot register a handler for 'initialize'"):
+    with pytest.raises(ValueError, match="'initialize' is handled by the server runner and cannot be overridden"):
         Server("x").add_request_handler("initialize", RequestParams, list_tools)  # type: ignore[arg-type]
 
 

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 from mcp import Client, InputRequiredRoundsExceededError, MCPError
 from mcp.client import ClientRequestContext
 from mcp.server import MCPServer
+from mcp.server.mcpserver import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.dependencies import Elicit, ListRoots, Resolve, Sample
-from mcp.server.mcpserver.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.request_state import RequestStateSecurity
 from mcp.shared.exceptions import InvalidSignature
 from mcp.types import (

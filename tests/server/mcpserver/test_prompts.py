@@ -13,14 +13,13 @@ from pydantic import Field
 
 from mcp.server.mcpserver import Audio, Context, Image
 from mcp.server.mcpserver.prompts import Prompt, PromptManager
-from mcp.server.mcpserver.prompts.base import AssistantMessage, Message, UserMessage
+from mcp.server.mcpserver.prompts.base import AssistantMessage, Message, PromptArgument, UserMessage
 from mcp.shared.exceptions import InvalidSignature, MCPError
 from mcp.types import (
     EmbeddedResource,
     GetPromptResult,
     ImageContent,
     InputRequiredResult,
-    PromptArgument,
     PromptMessage,
     TextContent,
     TextResourceContents,

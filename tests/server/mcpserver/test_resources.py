@@ -625,7 +625,7 @@ async def test_remove_resource_unregisters_a_static_resource_or_a_template() -> 
     manager = ResourceManager()
     manager.add_resource(TextResource(uri="data://x", text="x"))
     manager.resource_decorator_target(lambda item: item, "items://{item}", name="items")
-    assert manager.get_resource("data://x") is not None
+    assert (await manager.get_resource("data://x")).uri == "data://x"
     assert manager.get_template("items://{item}") is not None
     manager.remove_resource("data://x")
     manager.remove_resource("items://{item}")

@@ -286,7 +286,7 @@ async def test_a_task_parks_in_input_required_until_tasks_update_answers() -> No
         assert request == {"method": "elicitation/create", "params": {
             "mode": "form", "message": "Remove cache?",
             "requestedSchema": {"type": "object", "properties": {"confirm": {"title": "Confirm", "type": "boolean"}},
-                                "required": ["confirm"]}}}
+                                "required": ["confirm"], "title": "Confirmation"}}}
         ignored = await task_request(client, "tasks/update", task_id,
                                      inputResponses={"unknown": {"x": 1}, key: "not a result object"})
         assert set(ignored) == {"resultType", "_meta"}

@@ -1,4 +1,4 @@
-"""The requests every server answers itself: `initialize`, `server/discover`, `ping`.
+"""The requests every server answers itself: `initialize` and `server/discover`.
 
 They build their results directly in wire form: a cold start answers its first requests without
 building a model.
@@ -55,7 +55,3 @@ async def discover(ctx: ServerRequestContext[Any], params: Any) -> Any:
     if server.instructions is not None:
         wire["instructions"] = server.instructions
     return WireResult(wire)
-
-
-async def ping(ctx: ServerRequestContext[Any], params: Any) -> Any:
-    return WireResult({})

@@ -7,9 +7,9 @@ returned (no wrapping, no inferred schema). `MCPServer` is built on this class.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 import anyio
@@ -21,9 +21,10 @@ from mcp._protocol.http import (
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
-from mcp.server.session import ServerSession, validate_params
+from mcp.server.session import ServerSession, WireResult, validate_params
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
+from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -32,17 +33,31 @@ if TYPE_CHECKING:
     from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.event_store import EventStore
+    from mcp.server.models import InitializationOptions
+    from mcp.server.streamable_http import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
 
 logger = logging.getLogger("mcp.server")
 
 LifespanT = TypeVar("LifespanT", default=Any)
+LifespanResultT = LifespanT
+"""The official SDK's name for what the lifespan yields (`Server[LifespanResultT]`)."""
 Handler = Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]
+RequestHandler = Handler
+"""A registered request handler: `async (ctx, params) -> result`."""
+NotificationHandler = Callable[[ServerRequestContext[Any], Any], Awaitable[None]]
+"""A registered notification handler: `async (ctx, params) -> None`."""
 
 
 @asynccontextmanager
-async def _default_lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+    """The default lifespan: nothing to set up, an empty context."""
     yield {}
+
+
+async def _ping_handler(ctx: ServerRequestContext[Any], params: Any) -> Any:
+    """The default `ping` handler: an empty result."""
+    return WireResult({})
 
 
 Planner = Callable[[Any], "Callable[[], Any] | None"]
@@ -51,7 +66,10 @@ served without the event loop (see `ServerSession.plan_offload`), else None."""
 
 
 @dataclass(slots=True)
-class _Entry:
+class HandlerEntry(Generic[LifespanT]):
+    """A registered handler and the params type its params are validated into (None: passed raw);
+    `planner`, when set, lets the session serve the request off the event loop."""
+
     params_type: Any
     handler: Handler
     planner: Planner | None = None
@@ -59,20 +77,21 @@ class _Entry:
 
 @dataclass
 class NotificationOptions:
+    """Which list-changed notifications the server sends (advertised as `listChanged`)."""
+
     prompts_changed: bool = False
     resources_changed: bool = False
     tools_changed: bool = False
 
 
-@dataclass
-class InitializationOptions:
-    server_name: str
-    server_version: str
-    capabilities: Any
-    instructions: str | None = None
-    website_url: str | None = None
-    icons: list[Any] | None = None
-    extra: dict[str, Any] = field(default_factory=dict[str, Any])
+def __getattr__(name: str) -> Any:
+    # `InitializationOptions` is a pydantic model (its home is `mcp.server.models`); resolved on
+    # first use so that importing the low-level server does not import pydantic.
+    if name == "InitializationOptions":
+        from mcp.server.models import InitializationOptions
+
+        return InitializationOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _types() -> Any:
@@ -101,7 +120,6 @@ _DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str]] = {
     "on_progress": ("notifications/progress", "progress"),
 }
 _OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
-_RESERVED = frozenset({"initialize", "server/discover"})
 
 
 class Server(Generic[LifespanT]):
@@ -118,8 +136,9 @@ class Server(Generic[LifespanT]):
         website_url: str | None = None,
         icons: list[Any] | None = None,
         cache_hints: dict[str, Any] | None = None,
-        lifespan: Callable[[Server[LifespanT]], AbstractAsyncContextManager[LifespanT]] = _default_lifespan,  # type: ignore[assignment]
-        on_ping: Handler | None = None,
+        lifespan: Callable[[Server[LifespanT]], AbstractAsyncContextManager[LifespanT]] = lifespan,  # type: ignore[assignment]
+        get_tool_input_schema: Callable[[str], Mapping[str, Any] | None] | None = None,
+        on_ping: Handler | None = _ping_handler,
         **handlers: Handler | None,
     ) -> None:
         self.name = name
@@ -130,15 +149,21 @@ class Server(Generic[LifespanT]):
         self.website_url = website_url
         self.icons = icons
         self.lifespan = lifespan
+        self.get_tool_input_schema = get_tool_input_schema
+        """A tool's input schema by name (None: nothing to validate); when set, the 2026-07-28
+        `Mcp-Param-*` header check uses it instead of running the `tools/list` handler."""
         from mcp.server.caching import validate_cache_hints
 
         self.cache_hints: dict[str, Any] = validate_cache_hints(cache_hints)
         self.middleware: list[ServerMiddleware[Any]] = []
-        self._request_handlers: dict[str, _Entry] = {}
-        self._notification_handlers: dict[str, _Entry] = {}
+        self._request_handlers: dict[str, HandlerEntry[Any]] = {}
+        self._notification_handlers: dict[str, HandlerEntry[Any]] = {}
         self._capability_hook: Callable[[Any], Any] | None = None
-        self._extensions: dict[str, dict[str, Any]] = {}
+        self.extensions: dict[str, dict[str, Any]] = {}
+        """SEP-2133 extension settings advertised under `capabilities.extensions` (identifier ->
+        settings); `MCPServer(extensions=...)` fills it."""
         self._server_info_wire: dict[str, Any] | None = None
+        self._session_manager: Any = None
         self._chain_cache: tuple[tuple[ServerMiddleware[Any], ...], CallNext] | None = None
         self._register_builtins(on_ping)
         for keyword, handler in handlers.items():
@@ -148,7 +173,7 @@ class Server(Generic[LifespanT]):
 
                     method, feature = _DEPRECATED_NOTIFICATIONS[keyword]
                     warn_deprecated(feature)
-                    self._notification_handlers[method] = _Entry(None, handler)
+                    self._notification_handlers[method] = HandlerEntry(None, handler)
                 continue
             if keyword not in _ON_METHODS:
                 raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
@@ -158,38 +183,71 @@ class Server(Generic[LifespanT]):
                 warn_deprecated("logging")
             if handler is not None:
                 method, params_name = _ON_METHODS[keyword]
-                self._request_handlers[method] = _Entry(_LazyParams(params_name, method in _OPTIONAL_PARAMS), handler)
+                self._request_handlers[method] = HandlerEntry(_LazyParams(params_name, method in _OPTIONAL_PARAMS), handler)
 
     # -- registration -------------------------------------------------------------------------
 
     def _register_builtins(self, on_ping: Handler | None) -> None:
         from mcp.server.lowlevel import builtins
 
-        self._request_handlers["initialize"] = _Entry(None, builtins.initialize)
-        self._request_handlers["server/discover"] = _Entry(None, builtins.discover)
-        self._request_handlers["ping"] = _Entry(None, on_ping or builtins.ping)
+        self._request_handlers["initialize"] = HandlerEntry(None, builtins.initialize)
+        self._request_handlers["server/discover"] = HandlerEntry(None, builtins.discover)
+        self._request_handlers["ping"] = HandlerEntry(None, on_ping or _ping_handler)
 
     def add_request_handler(self, method: str, params_type: Any, handler: Handler) -> None:
-        """Serve a method MCP does not define (or replace a standard one); params are validated
-        into `params_type` before `handler` runs."""
-        if method in _RESERVED:
+        """Serve a method MCP does not define (or replace a standard one, `server/discover`
+        included); params are validated into `params_type` before `handler` runs. `initialize` is
+        the server's own: registering it raises `ValueError`."""
+        if method == "initialize":
             raise ValueError(
-                f"Cannot register a handler for {method!r}: the server answers it itself "
-                "(it negotiates the protocol version and advertises capabilities)."
+                "'initialize' is handled by the server runner and cannot be overridden; "
+                "use Server.middleware to observe or wrap initialization"
             )
-        self._request_handlers[method] = _Entry(params_type, handler)
+        self._request_handlers[method] = HandlerEntry(params_type, handler)
 
     def add_notification_handler(self, method: str, params_type: Any, handler: Handler) -> None:
-        self._notification_handlers[method] = _Entry(params_type, handler)
+        self._notification_handlers[method] = HandlerEntry(params_type, handler)
 
-    def get_request_handler(self, method: str) -> Handler | None:
-        entry = self._request_handlers.get(method)
-        return None if entry is None else entry.handler
+    def get_request_handler(self, method: str) -> HandlerEntry[LifespanT] | None:
+        """The entry registered for a request method (its handler and params type), or None."""
+        return self._request_handlers.get(method)
+
+    def get_notification_handler(self, method: str) -> HandlerEntry[LifespanT] | None:
+        """The entry registered for a notification method, or None."""
+        return self._notification_handlers.get(method)
 
     def has_handler(self, method: str) -> bool:
         return method in self._request_handlers
 
     # -- identity and capabilities ----------------------------------------------------------
+
+    @property
+    def server_info(self) -> Any:
+        """The `serverInfo` this server reports, as an `Implementation` model (an unversioned
+        server reports an empty version)."""
+        return _types().Implementation.model_validate(self.server_info_wire)
+
+    @property
+    def server_info_stamp(self) -> dict[str, Any]:
+        """`serverInfo` in wire form, a fresh copy each time (the caller may mutate it)."""
+        import copy
+
+        return copy.deepcopy(self.server_info_wire)
+
+    @property
+    def session_manager(self) -> StreamableHTTPSessionManager:
+        """The Streamable HTTP session manager `streamable_http_app()` created."""
+        manager = self._session_manager
+        if manager is None:
+            raise RuntimeError(
+                "Session manager can only be accessed after calling streamable_http_app(). "
+                "The session manager is created lazily to avoid unnecessary initialization."
+            )
+        return manager
+
+    @session_manager.setter
+    def session_manager(self, manager: StreamableHTTPSessionManager) -> None:
+        self._session_manager = manager
 
     @property
     def server_info_wire(self) -> dict[str, Any]:
@@ -221,24 +279,62 @@ class Server(Generic[LifespanT]):
                 "listChanged": False}
         if has("tools/list") or has("tools/call"):
             caps["tools"] = {"listChanged": False}
-        if self._extensions:
-            caps["extensions"] = dict(self._extensions)
+        if self.extensions:
+            caps["extensions"] = dict(self.extensions)
         if self._capability_hook is not None:
             caps = self._capability_hook(caps)
         return caps
 
-    def get_capabilities(self, notification_options: Any = None, experimental_capabilities: Any = None) -> Any:
-        """The capabilities as a `ServerCapabilities` model."""
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> Any:
+        """The capabilities as a `ServerCapabilities` model.
+
+        `listChanged` follows `notification_options`; at a 2026-07-28+ `protocol_version`, where
+        change notifications travel only on `subscriptions/listen` streams, it (and
+        `resources.subscribe`) follows whether that method is served instead. `extensions`
+        (identifier -> settings) replaces `self.extensions` when given.
+        """
         caps = self.capabilities_wire()
+        if protocol_version in MODERN_VERSIONS:
+            listen = "subscriptions/listen" in self._request_handlers
+            changed = {"prompts": listen, "resources": listen, "tools": listen}
+            if "resources" in caps:
+                caps["resources"] = {**caps["resources"], "subscribe": listen}
+        elif notification_options is not None:
+            changed = {"prompts": notification_options.prompts_changed,
+                       "resources": notification_options.resources_changed,
+                       "tools": notification_options.tools_changed}
+        else:
+            changed = {}
+        for key, flag in changed.items():
+            if key in caps:
+                caps[key] = {**caps[key], "listChanged": flag}
+        if extensions is not None:
+            caps["extensions"] = dict(extensions)
         if experimental_capabilities:
-            caps = {**caps, "experimental": experimental_capabilities}
+            caps["experimental"] = experimental_capabilities
         return _types().ServerCapabilities.model_validate(caps)
 
-    def create_initialization_options(self, notification_options: Any = None,
-                                      experimental_capabilities: Any = None) -> InitializationOptions:
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        """This server's identity and capabilities as `InitializationOptions` (`extensions`
+        defaults to `self.extensions`)."""
+        from mcp.server.models import InitializationOptions
+
         return InitializationOptions(
-            server_name=self.name, server_version=self.version,
-            capabilities=self.get_capabilities(notification_options, experimental_capabilities),
+            server_name=self.name, server_version=self.version, title=self.title,
+            description=self.description,
+            capabilities=self.get_capabilities(notification_options, experimental_capabilities, extensions),
             instructions=self.instructions, website_url=self.website_url, icons=self.icons,
         )
 

@@ -18,10 +18,10 @@ _OWNER = {
     "Elicit": "mcp.server.mcpserver.dependencies",
     "Sample": "mcp.server.mcpserver.dependencies",
     "ListRoots": "mcp.server.mcpserver.dependencies",
-    "ElicitationResult": "mcp.server.mcpserver.elicitation",
-    "AcceptedElicitation": "mcp.server.mcpserver.elicitation",
-    "DeclinedElicitation": "mcp.server.mcpserver.elicitation",
-    "CancelledElicitation": "mcp.server.mcpserver.elicitation",
+    "ElicitationResult": "mcp.server.elicitation",
+    "AcceptedElicitation": "mcp.server.elicitation",
+    "DeclinedElicitation": "mcp.server.elicitation",
+    "CancelledElicitation": "mcp.server.elicitation",
     "ResourceSecurity": "mcp.server.mcpserver.resources",
     "DEFAULT_RESOURCE_SECURITY": "mcp.server.mcpserver.resources",
     "RequestStateSecurity": "mcp.server.request_state",
@@ -34,6 +34,7 @@ _OWNER = {
     "ResourceBinding": "mcp.server.extension",
     "MethodBinding": "mcp.server.extension",
     "require_client_extension": "mcp.server.extension",
+    "AESGCMRequestStateCodec": "mcp.server.request_state",
 }
 
 __all__ = sorted(_OWNER)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Generic, cast
 
+from pydantic import BaseModel, ModelWrapValidatorHandler, model_validator
 from typing_extensions import TypeVar
 
 from mcp.shared.exceptions import warn_deprecated
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from mcp.types import InputResponses
 
 LifespanT = TypeVar("LifespanT", default=Any)
+RequestT = TypeVar("RequestT", default=Any)
 
 _input_responses_adapter: Any = None
 
@@ -36,14 +38,33 @@ def _validate_input_responses(raw: Any) -> InputResponses:
         raise MCPError(INVALID_PARAMS, f"Invalid params: inputResponses: {exc}") from None
 
 
-class Context(Generic[LifespanT]):
-    """The per-request handle injected into handlers. Cheap to build: a pair of references."""
+_set_attr = object.__setattr__  # by name: a parametrised `Context[...]` re-declares the slots
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+class Context(BaseModel, Generic[LifespanT, RequestT]):
+    """The per-request handle injected into handlers (a pydantic model without fields, as in the
+    official SDK). Cheap to build: construction skips validation and sets a pair of references."""
 
     __slots__ = ("_mcp_server", "_request_context")
 
-    def __init__(self, request_context: ServerRequestContext[Any] | None = None, mcp_server: MCPServer | None = None) -> None:
-        self._request_context = request_context
-        self._mcp_server = mcp_server
+    def __init__(self, request_context: ServerRequestContext[Any] | None = None, mcp_server: MCPServer | None = None,
+                 input_params: Any = None, subscriptions: Any = None, **kwargs: Any) -> None:
+        # `input_params` and `subscriptions` are accepted for the official signature: this
+        # context reads both from the request and the server it is bound to.
+        _set_attr(self, "_request_context", request_context)
+        _set_attr(self, "_mcp_server", mcp_server)
+        _set_fields_set(self, set())
+        _set_extra(self, None)
+        _set_private(self, None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_instance(cls, value: Any, handler: ModelWrapValidatorHandler[Any]) -> Any:
+        """A `Context` validates to itself (it is state, not data)."""
+        return cast("Any", value) if isinstance(value, Context) else handler(value)
 
     @property
     def request_context(self) -> ServerRequestContext[LifespanT]:
@@ -104,6 +125,19 @@ class Context(Generic[LifespanT]):
             return ctx.extra["request_state"]
         params = ctx.params
         return None if params is None else params.get("requestState")
+
+    async def close_sse_stream(self) -> None:
+        """End this request's SSE stream so the client resumes it later (SSE polling, with an event
+        store); a no-op on transports without one."""
+        closer = self.request_context.close_sse_stream
+        if closer is not None:
+            await closer()
+
+    async def close_standalone_sse_stream(self) -> None:
+        """End the session's standalone (GET) SSE stream; a no-op on transports without one."""
+        closer = self.request_context.close_standalone_sse_stream
+        if closer is not None:
+            await closer()
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send `notifications/progress` when the caller asked for progress; otherwise do nothing."""
@@ -173,11 +207,11 @@ class Context(Generic[LifespanT]):
     async def elicit(self, message: str, schema: type[Any]) -> Any:
         """Ask the user for form input (handshake-era back-channel); returns
         `AcceptedElicitation(data=...)`, `DeclinedElicitation()` or `CancelledElicitation()`."""
-        from mcp.server.mcpserver.elicitation import form_schema, to_result
+        from mcp.server.elicitation import form_schema, validated_result
 
         requested = form_schema(schema)
         result = await self.session.elicit_form(message, requested)
-        return to_result(schema, result.model_dump(mode="json"))
+        return validated_result(schema, result.model_dump(mode="json"))
 
     async def elicit_url(self, message: str, url: str, elicitation_id: str) -> Any:
         """Send the user to `url` (handshake-era back-channel); returns the `ElicitResult`."""

@@ -160,12 +160,15 @@ def compile_graph(tool_name: str, resolved: dict[str, tuple[Any, Resolve]], argu
 
 
 def _wants_full_elicitation(annotation: Any) -> bool:
-    from mcp.server.mcpserver.elicitation import (
+    from mcp.server.elicitation import (
         AcceptedElicitation,
         CancelledElicitation,
         DeclinedElicitation,
+        is_elicitation_result,
     )
 
+    if is_elicitation_result(annotation):
+        return True
     options = get_args(annotation) if get_origin(annotation) is not None else (annotation,)
     for option in options:
         origin = get_origin(option) or option
@@ -238,7 +241,7 @@ class Asker:
 
     def _render(self, question: Question) -> tuple[str, dict[str, Any]]:
         if isinstance(question, Elicit):
-            from mcp.server.mcpserver.elicitation import form_schema
+            from mcp.server.elicitation import form_schema
 
             return "elicitation/create", {"mode": "form", "message": question.message,
                                           "requestedSchema": form_schema(question.schema)}
@@ -307,7 +310,7 @@ def _resolver_name(fn: Any) -> str:
 def _accepted(value: Any) -> Any:
     """`value` as the accepted outcome a parameter annotated `ElicitationResult[T]` receives
     (an outcome already is one)."""
-    from mcp.server.mcpserver.elicitation import (
+    from mcp.server.elicitation import (
         AcceptedElicitation,
         CancelledElicitation,
         DeclinedElicitation,
@@ -321,7 +324,7 @@ def _accepted(value: Any) -> Any:
 def _convert(param: str, question: Any, answer: Any, annotation: Any) -> Any:
     from pydantic import ValidationError
 
-    from mcp.server.mcpserver.elicitation import to_result
+    from mcp.server.elicitation import to_result
     from mcp.types import CreateMessageResult, CreateMessageResultWithTools, ListRootsResult
 
     if not isinstance(answer, dict):

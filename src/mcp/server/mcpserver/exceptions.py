@@ -1,4 +1,4 @@
-"""Official import path of the framework's exceptions; they live in `mcp.shared.exceptions`."""
+"""Official import path of the framework's exceptions (most live in `mcp.shared.exceptions`)."""
 
 from mcp.shared.exceptions import (
     InvalidSignature,
@@ -9,6 +9,14 @@ from mcp.shared.exceptions import (
     UnexpectedResourceError,
 )
 
+
+class UnexpectedToolError(ToolError):
+    """A tool crashed (raised something other than `ToolError`, `ResourceError` or `MCPError`).
+
+    Raised by the framework, never by a tool: the message is only `Error executing tool <name>`, so
+    nothing of the original reaches the client; `__cause__` is the original exception."""
+
+
 __all__ = [
     "InvalidSignature",
     "MCPServerError",
@@ -16,4 +24,5 @@ __all__ = [
     "ResourceNotFoundError",
     "ToolError",
     "UnexpectedResourceError",
+    "UnexpectedToolError",
 ]

@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from mcp.server.context import ServerRequestContext
-from mcp.server.mcpserver.context import Context
 from mcp.server.session import WireResult
 from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError, UnexpectedResourceError
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver.context import Context
     from mcp.server.mcpserver.server import MCPServer
 
 logger = logging.getLogger("mcp.server")
@@ -45,6 +45,21 @@ def page(items: Sequence[Any], cursor: str | None, size: int | None) -> tuple[Se
 
 
 # -- multi-round-trip -------------------------------------------------------------------------------
+
+
+_context_class: Any = None
+
+
+def new_context(ctx: ServerRequestContext[Any] | None, server: MCPServer) -> Context[Any]:
+    """The `Context` handed to a function; its class (a pydantic model) is imported on first use,
+    so that serving tools which take no Context never loads pydantic for it."""
+    global _context_class
+    cls = _context_class
+    if cls is None:
+        from mcp.server.mcpserver.context import Context
+
+        cls = _context_class = Context
+    return cls(ctx, server)
 
 
 async def with_request_state(server: MCPServer, ctx: ServerRequestContext[Any],
@@ -126,13 +141,13 @@ async def call_tool(server: MCPServer, ctx: ServerRequestContext[Any], params: A
     if tool is None:
         return _result(server, error_wire(f"Unknown tool: {name}"), "CallToolResult")
     if "requestState" not in params and not tool.signature.resolvers:
-        out = await tool.call_wire(arguments, Context(ctx, server) if tool.signature.needs_context else None)
+        out = await tool.call_wire(arguments, new_context(ctx, server) if tool.signature.needs_context else None)
         if type(out) is dict:
             return _result(server, cast("dict[str, Any]", out), "CallToolResult")
         if getattr(out, "result_type", None) != "input_required":
             return out
         return await with_request_state(server, ctx, functools.partial(_value, out))
-    return await with_request_state(server, ctx, lambda: tool.call_wire(arguments, Context(ctx, server)))
+    return await with_request_state(server, ctx, lambda: tool.call_wire(arguments, new_context(ctx, server)))
 
 
 def plan_call_tool(server: MCPServer, params: Any) -> Callable[[], Any] | None:
@@ -183,7 +198,7 @@ async def read_resource(server: MCPServer, ctx: ServerRequestContext[Any], param
 
     async def run() -> Any:
         try:
-            contents = await server._resources.read(uri, Context(ctx, server))
+            contents = await server._resources.read(uri, new_context(ctx, server))
         except ResourceError as exc:
             raise _read_failed(uri, exc, ctx.protocol_version in MODERN_VERSIONS) from None
         if getattr(contents, "result_type", None) == "input_required":
@@ -280,7 +295,7 @@ async def get_prompt(server: MCPServer, ctx: ServerRequestContext[Any], params: 
 
     async def run() -> Any:
         try:
-            return await server._prompts.render_prompt(params.name, params.arguments, Context(ctx, server))
+            return await server._prompts.render_prompt(params.name, params.arguments, new_context(ctx, server))
         except ValueError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
 

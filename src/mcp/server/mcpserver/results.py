@@ -181,7 +181,8 @@ def _content_type_names() -> frozenset[str]:
 
 
 def _is_content_like(annotation: Any) -> bool:
-    """Content blocks, media helpers, `CallToolResult`, and lists/unions made only of them."""
+    """Content blocks, media helpers and `CallToolResult`, bare or as any item of a list/tuple or
+    any arm of a union (one content arm is enough: such values render as blocks, not data)."""
     if _is_class(annotation):
         from mcp.server.mcpserver.media import Audio, Image
 
@@ -193,7 +194,7 @@ def _is_content_like(annotation: Any) -> bool:
     if origin in (list, tuple, typing.Union, types.UnionType) or (
         origin is not None and getattr(origin, "__name__", "") == "Sequence"
     ):
-        return bool(args) and all(_is_content_like(_strip_annotated(a)) for a in args)
+        return any(_is_content_like(_strip_annotated(a)) for a in args)
     return False
 
 

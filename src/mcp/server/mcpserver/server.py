@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import functools
 import logging
+import sys
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from typing_extensions import TypeVar as DefaultTypeVar
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mcp.server.event_store import EventStore
+    from mcp.server.mcpserver.context import Context
     from mcp.server.transport_security import TransportSecuritySettings
 
 from mcp._protocol.http import (
@@ -23,9 +25,9 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.lowlevel.server import Server, _Entry, _LazyParams
+from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
 from mcp.server.mcpserver import handlers
-from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
 
 logger = logging.getLogger("mcp.server")
@@ -41,21 +43,35 @@ def _misuse(decorator: str, example: str) -> TypeError:
     )
 
 
-class Settings:
-    """The server's settings (read-only view of constructor options)."""
+def lifespan_wrapper(
+    app: MCPServer[LifespanT],
+    lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None,
+) -> Callable[[Any], AbstractAsyncContextManager[LifespanT]]:
+    """The low-level server's lifespan for an `MCPServer` one: `lifespan(app)` (None: no state, `{}`)."""
 
-    # Declarations only (no class attributes): the values are set per instance by `__init__`.
-    debug: bool
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
-    warn_on_duplicate_tools: bool
-    warn_on_duplicate_resources: bool
-    warn_on_duplicate_prompts: bool
-    dependencies: list[str]
-    lifespan: Any
-    auth: Any
+    @asynccontextmanager
+    async def wrapped(_server: Any) -> AsyncIterator[Any]:
+        if lifespan is None:
+            yield {}
+        else:
+            async with lifespan(app) as state:
+                yield state
 
-    def __init__(self, **values: Any) -> None:
-        self.__dict__.update(values)
+    return wrapped
+
+
+def __getattr__(name: str) -> Any:
+    # `Settings` is a pydantic model and `require_client_extension` lives with extensions: both are
+    # resolved on first use so that `from mcp.server import MCPServer` stays light.
+    if name == "Settings":
+        from mcp.server.mcpserver.settings import Settings
+
+        return Settings
+    if name == "require_client_extension":
+        from mcp.server.extension import require_client_extension
+
+        return require_client_extension
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class MCPServer(Generic[LifespanT]):
@@ -84,7 +100,7 @@ class MCPServer(Generic[LifespanT]):
         dependencies: list[str] | None = None,
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         auth: Any = None,
-        resource_security: Any = None,
+        resource_security: ResourceSecurity | None = DEFAULT_RESOURCE_SECURITY,
         request_state_security: Any = None,
         cache_hints: dict[str, Any] | None = None,
         subscriptions: Any = None,
@@ -113,13 +129,14 @@ class MCPServer(Generic[LifespanT]):
                 "request_state_security= on an unnamed server needs an audience: give the server a name or set "
                 "RequestStateSecurity(audience=...)"
             )
-        self.settings = Settings(
+        self._options: dict[str, Any] = dict(
             debug=debug, log_level=log_level, warn_on_duplicate_tools=warn_on_duplicate_tools,
             warn_on_duplicate_resources=warn_on_duplicate_resources,
             warn_on_duplicate_prompts=warn_on_duplicate_prompts, dependencies=list(dependencies or []),
             lifespan=lifespan, auth=auth,
         )
-        self.dependencies = self.settings.dependencies
+        self._settings: Any = None
+        self.dependencies: list[str] = self._options["dependencies"]
         self._page_size = page_size
         self._tools: dict[str, RegisteredTool] = {}
         self._tools_result: Any = None
@@ -138,7 +155,7 @@ class MCPServer(Generic[LifespanT]):
             name or "mcp-server",
             version=version, title=title, description=description, instructions=instructions,
             website_url=website_url, icons=icons, cache_hints=cache_hints,
-            lifespan=self._lifespan_wrapper(lifespan),
+            lifespan=lifespan_wrapper(self, lifespan),
             on_list_tools=bind(handlers.list_tools, self),
             on_call_tool=None,
             on_list_resources=bind(handlers.list_resources, self),
@@ -150,10 +167,10 @@ class MCPServer(Generic[LifespanT]):
             on_get_prompt=bind(handlers.get_prompt, self),
             on_subscriptions_listen=self._listen,
         )
-        self._lowlevel_server._request_handlers["tools/call"] = _Entry(None, bind(handlers.call_tool, self),
+        self._lowlevel_server._request_handlers["tools/call"] = HandlerEntry(None, bind(handlers.call_tool, self),
                                                                         bind(handlers.plan_call_tool, self))
         # Served for handshake-era clients (deprecated, so registered without the warning).
-        self._lowlevel_server._request_handlers["logging/setLevel"] = _Entry(
+        self._lowlevel_server._request_handlers["logging/setLevel"] = HandlerEntry(
             _LazyParams("SetLevelRequestParams", False), bind(handlers.set_logging_level, self))
         table = self._lowlevel_server._request_handlers
         table["resources/read"].planner = bind(handlers.plan_read_resource, self)
@@ -182,7 +199,7 @@ class MCPServer(Generic[LifespanT]):
 
             security = self._resource_security
             manager = self._resource_manager = ResourceManager(
-                warn_on_duplicate_resources=self.settings.warn_on_duplicate_resources,
+                warn_on_duplicate_resources=self._setting("warn_on_duplicate_resources"),
                 resource_security=security if security is not None else DEFAULT_RESOURCE_SECURITY,
             )
         return manager
@@ -195,7 +212,7 @@ class MCPServer(Generic[LifespanT]):
             from mcp.server.mcpserver.prompts import PromptManager
 
             manager = self._prompt_manager = PromptManager(
-                warn_on_duplicate_prompts=self.settings.warn_on_duplicate_prompts)
+                warn_on_duplicate_prompts=self._setting("warn_on_duplicate_prompts"))
         return manager
 
     # -- identity -----------------------------------------------------------------------------
@@ -239,16 +256,20 @@ class MCPServer(Generic[LifespanT]):
         caps["tools"] = {"listChanged": True}
         return caps
 
-    def _lifespan_wrapper(self, lifespan: Any) -> Callable[[Any], AbstractAsyncContextManager[Any]]:
-        @asynccontextmanager
-        async def wrapped(_server: Any) -> AsyncIterator[Any]:
-            if lifespan is None:
-                yield {}
-            else:
-                async with lifespan(self) as state:
-                    yield state
+    @property
+    def settings(self) -> Any:
+        """The constructor's settings as a `Settings` model (built on first use)."""
+        settings = self._settings
+        if settings is None:
+            from mcp.server.mcpserver.settings import Settings
 
-        return wrapped
+            settings = self._settings = Settings.model_validate(self._options)
+        return settings
+
+    def _setting(self, name: str) -> Any:
+        """One setting, without building the `Settings` model when it was never asked for."""
+        settings = self._settings
+        return self._options[name] if settings is None else getattr(settings, name)
 
     def _header_params(self, params: dict[str, Any], headers: dict[str, str]) -> str | None:
         tool = self._tools.get(params.get("name", ""))
@@ -293,10 +314,15 @@ class MCPServer(Generic[LifespanT]):
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
     ) -> None:
-        tool = RegisteredTool(fn, name=name, title=title, description=description, annotations=annotations,
-                              icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema)
+        base = sys.modules.get("mcp.server.mcpserver.tools.base")
+        if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
+            tool = cast("Any", fn).compiled
+        else:
+            tool = RegisteredTool(fn, name=name, title=title, description=description, annotations=annotations,
+                                  icons=icons, meta=meta, structured_output=structured_output,
+                                  input_schema=input_schema)
         if tool.name in self._tools:
-            if self.settings.warn_on_duplicate_tools:
+            if self._setting("warn_on_duplicate_tools"):
                 logger.warning("Tool already exists: %s", tool.name)
             return
         self._tools[tool.name] = tool
@@ -319,7 +345,7 @@ class MCPServer(Generic[LifespanT]):
             from mcp.server.mcpserver.tools import error_result
 
             return error_result(f"Unknown tool: {name}")
-        return await tool.call(arguments, context if context is not None else Context(None, self))
+        return await tool.call(arguments, context if context is not None else handlers.new_context(None, self))
 
     # -- resources ----------------------------------------------------------------------------
 
@@ -360,7 +386,7 @@ class MCPServer(Generic[LifespanT]):
         return self._resources.list_templates()
 
     async def read_resource(self, uri: str, context: Context | None = None) -> Any:
-        return await self._resources.read(str(uri), context if context is not None else Context(None, self))
+        return await self._resources.read(str(uri), context if context is not None else handlers.new_context(None, self))
 
     # -- prompts and completions --------------------------------------------------------------
 
@@ -388,7 +414,7 @@ class MCPServer(Generic[LifespanT]):
         return self._prompts.list_prompts()
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
-        return await self._prompts.render_prompt(name, arguments, context if context is not None else Context(None, self))
+        return await self._prompts.render_prompt(name, arguments, context if context is not None else handlers.new_context(None, self))
 
     def completion(self) -> Callable[[F], F]:
         """Register the one completion handler: `async (ref, argument, context) -> Completion | None`."""
@@ -436,7 +462,7 @@ class MCPServer(Generic[LifespanT]):
         from mcp.server.streamable_http_app import serve
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
-        options.setdefault("log_level", self.settings.log_level)
+        options.setdefault("log_level", self._setting("log_level"))
         self._auth_options(options)
         await serve(self._lowlevel_server, **options)
 
@@ -444,7 +470,7 @@ class MCPServer(Generic[LifespanT]):
         from mcp.server.streamable_http_app import serve_sse
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
-        options.setdefault("log_level", self.settings.log_level)
+        options.setdefault("log_level", self._setting("log_level"))
         await serve_sse(self._lowlevel_server, **options)
 
     def streamable_http_app(
@@ -469,14 +495,14 @@ class MCPServer(Generic[LifespanT]):
             "stateless_http": stateless_http, "event_store": event_store, "retry_interval": retry_interval,
             "max_request_body_size": max_request_body_size, "session_idle_timeout": session_idle_timeout,
             "max_sessions": max_sessions, "transport_security": transport_security, "host": host,
-            "custom_starlette_routes": self._custom_routes, "debug": self.settings.debug,
+            "custom_starlette_routes": self._custom_routes, "debug": self._setting("debug"),
         }
         self._auth_options(options)
         return self._lowlevel_server.streamable_http_app(**options)
 
     def _auth_options(self, options: dict[str, Any]) -> None:
-        if self.settings.auth is not None:
-            options.setdefault("auth", self.settings.auth)
+        if self._setting("auth") is not None:
+            options.setdefault("auth", self._setting("auth"))
             options.setdefault("token_verifier", self._token_verifier)
             options.setdefault("auth_server_provider", self._auth_server_provider)
 
@@ -489,10 +515,9 @@ class MCPServer(Generic[LifespanT]):
 
     @property
     def session_manager(self) -> Any:
-        manager = getattr(self._lowlevel_server, "session_manager", None)
-        if manager is None:
-            raise RuntimeError("session_manager is available only after streamable_http_app() has been called")
-        return manager
+        """The Streamable HTTP session manager (e.g. to run it when mounting several servers in
+        one ASGI app); RuntimeError before `streamable_http_app()` has been called."""
+        return self._lowlevel_server.session_manager
 
     def custom_route(self, path: str, methods: list[str], name: str | None = None,
                      include_in_schema: bool = True) -> Callable[[F], F]:
@@ -510,7 +535,7 @@ class MCPServer(Generic[LifespanT]):
 
 
 def _completion_entry(server: MCPServer) -> Any:
-    return _Entry(_LazyParams("CompleteRequestParams", False), functools.partial(handlers.complete, server))
+    return HandlerEntry(_LazyParams("CompleteRequestParams", False), functools.partial(handlers.complete, server))
 
 
 def _run_loop(main: Callable[[], Any]) -> None:

@@ -31,6 +31,12 @@ def _arg_model_base() -> Any:
 
             model_config = ConfigDict(arbitrary_types_allowed=True, validate_by_name=True, validate_by_alias=True)
 
+            def model_dump_one_level(self) -> dict[str, Any]:
+                """The fields as keyword arguments (by alias when a field has one), values kept as
+                they are (sub-models are not dumped)."""
+                fields = type(self).model_fields
+                return {info.alias or name: getattr(self, name) for name, info in fields.items()}
+
         _arg_model_base_cache = ArgModelBase
     return _arg_model_base_cache
 
@@ -147,7 +153,10 @@ class Signature:
 
 
 def is_context_annotation(annotation: Any) -> bool:
-    from mcp.server.mcpserver.context import Context
+    module = sys.modules.get("mcp.server.mcpserver.context")
+    if module is None:  # nothing can be annotated with a class no one has imported
+        return False
+    Context = module.Context
 
     target = get_origin(annotation) or annotation
     if target is Annotated:

@@ -54,7 +54,7 @@ class TaskContext(Context):
     async def elicit(self, message: str, schema: type[Any]) -> Any:
         """Ask the user for form input; returns `AcceptedElicitation(data=...)`,
         `DeclinedElicitation()` or `CancelledElicitation()`."""
-        from mcp.server.mcpserver.elicitation import form_schema, to_result
+        from mcp.server.elicitation import form_schema, validated_result
 
         requested = form_schema(schema)
         if self._task is None:
@@ -62,7 +62,7 @@ class TaskContext(Context):
             return await super().elicit(message, schema)
         answer = await self._task.ask("elicitation/create",
                                       {"mode": "form", "message": message, "requestedSchema": requested})
-        return to_result(schema, cast("dict[str, Any]", answer) if isinstance(answer, dict) else {})
+        return validated_result(schema, cast("dict[str, Any]", answer) if isinstance(answer, dict) else {})
 
     async def input(self, method: str, params: dict[str, Any], *, key: str | None = None) -> Any:
         """Any server-to-client request (`elicitation/create`, `sampling/createMessage`,

@@ -12,11 +12,11 @@ import functools
 import inspect
 import json
 import types
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Union, cast, get_args, get_origin
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError, field_validator
 
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.media import Audio, Image
@@ -26,9 +26,9 @@ from mcp.types import (
     AudioContent,
     ContentBlock,
     EmbeddedResource,
+    Icon,
     ImageContent,
     InputRequiredResult,
-    PromptArgument,
     PromptMessage,
     ResourceLink,
     Role,
@@ -38,10 +38,18 @@ from mcp.types import (
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
-    from mcp.types import Icon
     from mcp.types import Prompt as WirePrompt
 
-__all__ = ["AssistantMessage", "Message", "Prompt", "PromptArgument", "UserMessage"]
+__all__ = [
+    "AssistantMessage",
+    "Message",
+    "Prompt",
+    "PromptArgument",
+    "PromptResult",
+    "SyncPromptResult",
+    "UserMessage",
+    "message_validator",
+]
 
 _CONTENT_TYPES = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
 
@@ -100,31 +108,49 @@ class AssistantMessage(Message):
         super().__init__(content, **data)
 
 
-class Prompt:
+message_validator: TypeAdapter[UserMessage | AssistantMessage] = TypeAdapter(
+    Annotated[UserMessage | AssistantMessage, Field(union_mode="left_to_right")]
+)
+"""Validates a prompt message (a dict with `role` and `content`) into a `UserMessage` or
+`AssistantMessage`."""
+
+_PromptResultItem = Union[str, ContentBlock, Image, Audio, Message, dict[str, Any]]  # noqa: UP007
+SyncPromptResult = Union[_PromptResultItem, InputRequiredResult, Sequence[_PromptResultItem]]  # noqa: UP007
+"""What a sync prompt function may return."""
+PromptResult = Union[SyncPromptResult, Awaitable[SyncPromptResult]]  # noqa: UP007
+"""What a prompt function may return (an async one: an awaitable of it)."""
+
+
+class PromptArgument(BaseModel):
+    """One argument a prompt takes (arguments are named strings; no schema)."""
+
+    name: str = Field(description="Name of the argument")
+    description: str | None = Field(None, description="Description of what the argument does")
+    required: bool = Field(default=False, description="Whether the argument is required")
+
+
+class Prompt(BaseModel):
     """A registered prompt: its wire description and its compiled render plan."""
 
-    __slots__ = ("_signature", "arguments", "context_kwarg", "description", "fn", "icons", "name", "title")
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str,
-        title: str | None,
-        description: str | None,
-        arguments: list[PromptArgument],
-        icons: list[Icon] | None,
-        context_kwarg: str | None,
-        signature: Signature,
-    ) -> None:
-        self.fn = fn
-        self.name = name
-        self.title = title
-        self.description = description
-        self.arguments = arguments
-        self.icons = icons
-        self.context_kwarg = context_kwarg
-        self._signature = signature
+    name: str = Field(description="Name of the prompt")
+    title: str | None = Field(None, description="Human-readable title of the prompt")
+    description: str | None = Field(None, description="Description of what the prompt does")
+    arguments: list[PromptArgument] | None = Field(None, description="Arguments that can be passed to the prompt")
+    fn: Callable[..., Any] = Field(exclude=True)
+    icons: list[Icon] | None = Field(default=None, description="Optional list of icons for this prompt")
+    context_kwarg: str | None = Field(None, description="Name of the kwarg that should receive context", exclude=True)
+    _signature: Signature | None = PrivateAttr(default=None)
+
+    @property
+    def signature(self) -> Signature:
+        """The compiled signature (inspected on first use when the prompt was built from fields)."""
+        sig = self._signature
+        if sig is None:
+            skip = frozenset((self.context_kwarg,)) if self.context_kwarg else frozenset[str]()
+            sig = self._signature = inspect_function(self.fn, self.name, skip=skip)
+        return sig
 
     @classmethod
     def from_function(
@@ -163,26 +189,29 @@ class Prompt:
         ]
         if description is None:
             description = inspect.getdoc(fn) or None
-        return cls(
-            fn,
+        prompt = cls(
+            fn=fn,
             name=fn_name,
             title=title,
             description=description,
             arguments=arguments,
             icons=icons,
             context_kwarg=context_kwarg,
-            signature=signature,
         )
+        prompt._signature = signature
+        return prompt
 
     def to_wire(self) -> WirePrompt:
         """The `Prompt` listed by prompts/list."""
         from mcp.types import Prompt as WirePrompt
+        from mcp.types import PromptArgument as WirePromptArgument
 
         return WirePrompt(
             name=self.name,
             title=self.title,
             description=self.description,
-            arguments=list(self.arguments),
+            arguments=[WirePromptArgument(name=a.name, description=a.description, required=a.required)
+                       for a in self.arguments or ()],
             icons=self.icons,
         )
 
@@ -211,7 +240,7 @@ class Prompt:
     @property
     def plain_sync(self) -> bool:
         """A sync function without a Context: rendering can run on a worker thread start to finish."""
-        return not self._signature.is_async and self.context_kwarg is None
+        return not self.signature.is_async and self.context_kwarg is None
 
     def render_sync(self, arguments: dict[str, str] | None = None) -> list[PromptMessage]:
         """`render` for a `plain_sync` prompt, in the calling (worker) thread; raises as `render`."""
@@ -230,7 +259,7 @@ class Prompt:
 
     def _check_required(self, arguments: dict[str, str] | None) -> dict[str, str]:
         arguments = arguments or {}
-        required = {arg.name for arg in self.arguments if arg.required}
+        required = {arg.name for arg in self.arguments or () if arg.required}
         missing = required - arguments.keys()
         if missing:
             raise ValueError(f"Missing required arguments: {missing}")
@@ -239,7 +268,7 @@ class Prompt:
     async def _call(self, arguments: dict[str, Any], context: Any) -> Any:
         kwargs = self._kwargs(arguments, context)
         value: Any
-        if self._signature.is_async:
+        if self.signature.is_async:
             value = await self.fn(**kwargs)
         else:
             value = await run_sync(functools.partial(self.fn, **kwargs))
@@ -250,7 +279,7 @@ class Prompt:
     def _kwargs(self, arguments: dict[str, Any], context: Any) -> dict[str, Any]:
         """The function's keyword arguments: validated (JSON-decoded where a parameter is not a
         string), renamed back to parameter names, the Context added when it takes one."""
-        sig = self._signature
+        sig = self.signature
         model = sig.arguments_model
         try:
             validated = model.model_validate(arguments)
@@ -267,7 +296,7 @@ class Prompt:
         return kwargs
 
     def __repr__(self) -> str:
-        return f"Prompt(name={self.name!r}, arguments={[a.name for a in self.arguments]!r})"
+        return f"Prompt(name={self.name!r}, arguments={[a.name for a in self.arguments or ()]!r})"
 
 
 def _parse_json_arguments(

@@ -15,7 +15,6 @@ import inspect
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,6 +22,7 @@ import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from mcp._engine.workers import run_sync
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver.signature import is_async_callable
 from mcp.types import Annotations, Icon
 from mcp.types import Resource as WireResource
@@ -41,15 +41,6 @@ __all__ = [
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _TEXTUAL_APPLICATION = re.compile(r"application/(?:json|xml|javascript|ecmascript|x-yaml|yaml|toml|sql|graphql|x-sh)\b|.*\+(?:json|xml)\b")
-
-
-@dataclass(slots=True)
-class ReadResourceContents:
-    """One piece of a read resource's content, before it becomes wire contents."""
-
-    content: str | bytes
-    mime_type: str | None = None
-    meta: dict[str, Any] | None = None
 
 
 def content_from_value(value: Any) -> str | bytes:
@@ -211,13 +202,29 @@ def _absolute_path(value: Any) -> Path:
     return path
 
 
+def default_file_encoding(mime_type: str | None) -> str | None:
+    """How a file of this MIME type is decoded by default: the declared `charset`, else
+    `utf-8-sig` (UTF-8 tolerating a byte-order mark) for textual types, else None (bytes)."""
+    if mime_type is None:
+        return "utf-8-sig"
+    essence, *params = (part.strip() for part in mime_type.split(";"))
+    for param in params:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset" and value:
+            return value.strip().strip('"')
+    return "utf-8-sig" if is_text_mime_type(essence) else None
+
+
 class FileResource(Resource):
     """A file read on every read (on a worker thread). Binary when `is_binary` is set or, if it is
     left unset, when the declared MIME type is not textual."""
 
     path: Path = Field(description="Absolute path to the file")
     is_binary: bool = Field(default=None, description="Read as bytes instead of text")  # type: ignore[assignment]
-    encoding: str = Field(default="utf-8", description="Text encoding")
+    encoding: str | None = Field(
+        default_factory=lambda data: default_file_encoding(data.get("mime_type")),
+        description="Text encoding the file is decoded with; None serves its bytes as a blob",
+    )
 
     @field_validator("path", mode="before")
     @classmethod
@@ -231,8 +238,21 @@ class FileResource(Resource):
             return not is_text_mime_type(info.data.get("mime_type"))
         return value
 
+    @field_validator("encoding")
+    @classmethod
+    def _encoding_is_a_text_codec(cls, encoding: str | None) -> str | None:
+        """An unknown codec (or one that is not a text encoding) fails here, not on the first read."""
+        if encoding is not None:
+            try:
+                b"x".decode(encoding)
+            except LookupError as exc:
+                raise ValueError(str(exc)) from exc
+            except UnicodeError:
+                pass
+        return encoding
+
     async def read(self) -> str | bytes:
-        if self.is_binary:
+        if self.encoding is None or (self.is_binary and "is_binary" in self.model_fields_set):
             return await run_sync(self.path.read_bytes)
         return await run_sync(functools.partial(self.path.read_text, encoding=self.encoding))
 
@@ -242,6 +262,7 @@ class HttpResource(Resource):
     declared MIME type is textual, bytes otherwise."""
 
     url: str = Field(description="The URL to GET")
+    mime_type: str = Field(default="application/json", description="Declared MIME type of the content")
     timeout: float = Field(default=30.0, description="Seconds before the fetch is abandoned")
 
     async def read(self) -> str | bytes:

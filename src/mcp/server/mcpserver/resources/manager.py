@@ -40,11 +40,15 @@ class ResourceManager:
         self,
         warn_on_duplicate_resources: bool = True,
         resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
+        *,
+        resources: list[Resource] | None = None,
     ) -> None:
         self.warn_on_duplicate_resources = warn_on_duplicate_resources
         self.resource_security = resource_security
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
+        for resource in resources or ():
+            self.add_resource(resource)
 
     # -- registration ----------------------------------------------------------------------------
 
@@ -59,9 +63,31 @@ class ResourceManager:
         self._resources[resource.uri] = resource
         return resource
 
-    def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
-        """Register a resource template. A second one with the same template string is ignored
-        (the first wins, with a warning unless disabled); returns the registered template."""
+    def add_template(
+        self,
+        fn: Callable[..., Any] | ResourceTemplate,
+        uri_template: str | None = None,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Icon] | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
+        security: ResourceSecurity | None = DEFAULT_RESOURCE_SECURITY,
+    ) -> ResourceTemplate:
+        """Register a resource template: a built `ResourceTemplate`, or a function and its URI
+        template (as `ResourceTemplate.from_function`). A second one with the same template string
+        is ignored (the first wins, with a warning unless disabled); returns the registered one."""
+        if isinstance(fn, ResourceTemplate):
+            template = fn
+        else:
+            if uri_template is None:
+                raise TypeError("add_template(fn, uri_template, ...) needs the URI template")
+            template = ResourceTemplate.from_function(
+                fn, uri_template, name=name, title=title, description=description, mime_type=mime_type,
+                icons=icons, annotations=annotations, meta=meta, security=security,
+            )
         existing = self._templates.get(template.uri_template)
         if existing is not None:
             if self.warn_on_duplicate_resources:
@@ -125,8 +151,27 @@ class ResourceManager:
         """The templates as listed by `resources/templates/list`, in registration order."""
         return [template.to_wire() for template in self._templates.values()]
 
-    def get_resource(self, uri: str) -> Resource | None:
-        """The static resource registered under `uri`, if any."""
+    async def get_resource(self, uri: Any, context: Any = None) -> Any:
+        """The resource at `uri`: the static one registered under it, else one made by the first
+        matching template (a `TextResource` or `BinaryResource` holding what the function
+        returned, or the `InputRequiredResult` it answered with). Raises `ResourceNotFoundError`."""
+        uri = str(uri)
+        resource = self._resources.get(uri)
+        if resource is not None:
+            return resource
+        for template in self._templates.values():
+            params = template.parsed_template.match(uri)
+            if params is None:
+                continue
+            try:
+                template.policy(self.resource_security).validate(params, template.uri_template)
+            except ResourceSecurityError:
+                raise ResourceNotFoundError(f"Unknown resource: {uri}") from None
+            return await template.create_resource(uri, params, context)
+        raise ResourceNotFoundError(f"Unknown resource: {uri}")
+
+    def get_static(self, uri: str) -> Resource | None:
+        """The static resource registered under `uri`, if any (no template is tried)."""
         return self._resources.get(uri)
 
     def get_template(self, uri_template: str) -> ResourceTemplate | None:
@@ -166,11 +211,11 @@ class ResourceManager:
             content = await _guarded(resource.read(), f"Error reading resource {uri}")
             return [ReadResourceContents(content, resource.mime_type, resource.meta)]
         for template in self._templates.values():
-            params = template.template.match(uri)
+            params = template.parsed_template.match(uri)
             if params is None:
                 continue
             try:
-                template.policy(self.resource_security).validate(params)
+                template.policy(self.resource_security).validate(params, template.uri_template)
             except ResourceSecurityError as exc:
                 logger.info("Rejected resource URI %r (template %r): %s", uri, template.uri_template, exc)
                 raise ResourceNotFoundError(f"Unknown resource: {uri}") from None

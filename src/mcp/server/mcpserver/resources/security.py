@@ -12,10 +12,13 @@ __all__ = ["DEFAULT_RESOURCE_SECURITY", "ResourceSecurity", "ResourceSecurityErr
 
 
 class ResourceSecurityError(PathEscapeError):
-    """A template variable's value was rejected by the resource security policy."""
+    """A template variable's value was rejected by the resource security policy: `template` is
+    the URI template (empty when unknown), `param` the variable, `reason` why."""
 
-    def __init__(self, param: str, reason: str) -> None:
-        super().__init__(f"Parameter {param!r} rejected: {reason}")
+    def __init__(self, template: str, param: str, reason: str | None = None) -> None:
+        where = f" of template {template!r}" if template else ""
+        super().__init__(f"Parameter {param!r}{where} failed security validation" + (f": {reason}" if reason else ""))
+        self.template = template
         self.param = param
         self.reason = reason
 
@@ -50,13 +53,13 @@ class ResourceSecurity:
             return "looks like an absolute path"
         return None
 
-    def validate(self, params: Mapping[str, str | list[str]]) -> None:
+    def validate(self, params: Mapping[str, str | list[str]], template: str = "") -> None:
         """Raise `ResourceSecurityError` for the first rejected value (list values item by item)."""
         for name, value in params.items():
             for item in (value,) if isinstance(value, str) else value:
                 reason = self.violation(name, item)
                 if reason is not None:
-                    raise ResourceSecurityError(name, reason)
+                    raise ResourceSecurityError(template, name, reason)
 
     def is_safe(self, params: Mapping[str, str | list[str]]) -> bool:
         """Whether every value passes."""

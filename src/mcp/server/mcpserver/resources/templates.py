@@ -13,67 +13,65 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
 from mcp._engine.workers import run_sync
-from mcp.server.mcpserver.resources.base import content_from_value
-from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcp.server.mcpserver.resources.base import BinaryResource, TextResource, content_from_value
+from mcp.server.mcpserver.resources.security import (
+    DEFAULT_RESOURCE_SECURITY,
+    ResourceSecurity,
+    ResourceSecurityError,
+)
 from mcp.server.mcpserver.signature import Signature, inspect_function
-from mcp.shared.exceptions import ResourceNotFoundError
+from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError, UnexpectedResourceError
 from mcp.shared.uri_template import UriTemplate
 from mcp.types import Annotations, Icon
 from mcp.types import ResourceTemplate as WireResourceTemplate
 
-__all__ = ["ResourceTemplate"]
+__all__ = ["DEFAULT_RESOURCE_SECURITY", "ResourceSecurity", "ResourceSecurityError", "ResourceTemplate"]
 
 
-class ResourceTemplate:
+class ResourceTemplate(BaseModel):
     """A templated resource: its listing (`to_wire`) and its compiled read plan."""
 
-    __slots__ = (
-        "_validate",
-        "annotations",
-        "description",
-        "fn",
-        "icons",
-        "meta",
-        "mime_type",
-        "name",
-        "security",
-        "signature",
-        "template",
-        "title",
-        "uri_template",
-    )
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    def __init__(
-        self,
-        *,
-        fn: Callable[..., Any],
-        uri_template: str,
-        name: str,
-        signature: Signature,
-        template: UriTemplate,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        icons: list[Icon] | None = None,
-        annotations: Annotations | None = None,
-        meta: dict[str, Any] | None = None,
-        security: ResourceSecurity | None = None,
-    ) -> None:
-        self.fn = fn
-        self.uri_template = uri_template
-        self.template = template
-        self.name = name
-        self.title = title
-        self.description = description
-        self.mime_type = mime_type or "text/plain"
-        self.icons = icons
-        self.annotations = annotations
-        self.meta = meta
-        self.security = security
-        """The policy for this template; `None` means the manager's (server-wide) default."""
-        self.signature = signature
-        self._validate = signature.arguments_model.__pydantic_validator__.validate_python
+    uri_template: str = Field(description="URI template with parameters (e.g. weather://{city}/current)")
+    name: str = Field(description="Name of the resource")
+    title: str | None = Field(default=None, description="Human-readable title of the resource")
+    description: str | None = Field(default=None, description="Description of what the resource does")
+    mime_type: str = Field(default="text/plain", description="MIME type of the resource content")
+    icons: list[Icon] | None = Field(default=None, description="Optional list of icons for the resource template")
+    annotations: Annotations | None = Field(default=None, description="Optional annotations for the resource template")
+    meta: dict[str, Any] | None = Field(default=None, description="Optional metadata for this resource template")
+    fn: Callable[..., Any] = Field(exclude=True)
+    parameters: dict[str, Any] = Field(default_factory=dict[str, Any],
+                                       description="JSON schema for function parameters")
+    context_kwarg: str | None = Field(None, description="Name of the kwarg that should receive context")
+    parsed_template: UriTemplate = Field(exclude=True, description="Parsed RFC 6570 template")
+    security: ResourceSecurity | None = Field(
+        default=None, exclude=True,
+        description="Path-safety policy for extracted parameters; None means the manager's (server-wide) one")
+    _signature: Signature | None = PrivateAttr(default=None)
+    _validate: Callable[[Any], Any] | None = PrivateAttr(default=None)
+
+    @field_validator("mime_type", mode="before")
+    @classmethod
+    def _default_mime_type(cls, value: Any) -> Any:
+        return "text/plain" if value is None else value
+
+    @property
+    def signature(self) -> Signature:
+        """The compiled signature of `fn` (inspected on first use when built from fields)."""
+        sig = self._signature
+        if sig is None:
+            sig = self._signature = inspect_function(self.fn, self.name)
+        return sig
+
+    @property
+    def template(self) -> UriTemplate:
+        """The parsed template (`parsed_template`)."""
+        return self.parsed_template
 
     @classmethod
     def from_function(
@@ -87,16 +85,18 @@ class ResourceTemplate:
         icons: list[Icon] | None = None,
         annotations: Annotations | None = None,
         meta: dict[str, Any] | None = None,
-        security: ResourceSecurity | None = None,
+        context_kwarg: str | None = None,
+        security: ResourceSecurity | None = DEFAULT_RESOURCE_SECURITY,
     ) -> ResourceTemplate:
-        """Build a template from `fn`. Raises `InvalidUriTemplate` for a malformed template and
+        """Build a template from `fn` (`context_kwarg` names its Context parameter when the
+        annotation does not; `security=None` defers to the manager's policy). Raises `InvalidUriTemplate` for a malformed template and
         `ValueError` when the URI variables and the function parameters (Context excluded) differ,
         or when a parameter bound to an optional query variable has no default."""
         template = UriTemplate(uri_template)
         fn_name = name or getattr(fn, "__name__", None) or type(fn).__name__
         if fn_name == "<lambda>":
             raise ValueError("You must provide a name for lambda functions")
-        signature = inspect_function(fn, fn_name)
+        signature = inspect_function(fn, fn_name, skip=frozenset((context_kwarg,)) if context_kwarg else frozenset())
         uri_params = set(template.variable_names)
         fn_params = set(_parameter_names(signature))
         if uri_params != fn_params:
@@ -109,29 +109,32 @@ class ResourceTemplate:
                     f"Parameter {variable!r} of {fn_name!r} is bound to an optional query variable of "
                     f"{uri_template!r} and needs a default value"
                 )
-        return cls(
+        built = cls(
             fn=fn,
             uri_template=uri_template,
             name=fn_name,
-            signature=signature,
-            template=template,
+            parsed_template=template,
+            parameters=signature.input_schema(),
+            context_kwarg=context_kwarg or signature.context_param,
             title=title,
             description=description if description is not None else (inspect.getdoc(fn) or None),
-            mime_type=mime_type,
+            mime_type=mime_type or "text/plain",
             icons=icons,
             annotations=annotations,
             meta=meta,
             security=security,
         )
+        built._signature = signature
+        return built
 
     def match(self, uri: str) -> dict[str, str | list[str]] | None:
         """The raw (decoded, unconverted, unchecked) variable values, or `None`."""
-        return self.template.match(uri)
+        return self.parsed_template.match(uri)
 
     def matches(self, uri: str, security: ResourceSecurity | None = None) -> dict[str, str | list[str]] | None:
         """The variable values if `uri` matches and every value passes the security policy (this
         template's own, else `security`, else the default), else `None`."""
-        params = self.template.match(uri)
+        params = self.parsed_template.match(uri)
         if params is None:
             return None
         return params if self.policy(security).is_safe(params) else None
@@ -151,13 +154,16 @@ class ResourceTemplate:
     async def call(self, params: dict[str, str | list[str]], context: Any) -> Any:
         """Convert `params` through the arguments model (raising pydantic's `ValidationError`),
         call the function, and map its return value to content."""
-        validated = self._validate(params)
+        validate = self._validate
+        if validate is None:
+            validate = self._validate = self.signature.arguments_model.__pydantic_validator__.validate_python
+        validated = validate(params)
         kwargs = dict(validated.__dict__)
         signature = self.signature
         for field_name, param_name in signature.renamed:
             kwargs[param_name] = kwargs.pop(field_name)
-        if signature.context_param is not None:
-            kwargs[signature.context_param] = context
+        if self.context_kwarg is not None:
+            kwargs[self.context_kwarg] = context
         if signature.is_async:
             value = await self.fn(**kwargs)
         else:
@@ -167,6 +173,27 @@ class ResourceTemplate:
         if _is_input_required(value):
             return value
         return content_from_value(value)
+
+    async def create_resource(self, uri: str, params: dict[str, Any], context: Any) -> Any:
+        """The resource `uri` names, made by calling the function with `params`: a `TextResource`
+        or `BinaryResource` holding what it returned (or the `InputRequiredResult` it answered
+        with). Its `ResourceError`s and `MCPError`s propagate; anything else it raises becomes
+        `UnexpectedResourceError` naming only the URI (the original is the cause)."""
+        try:
+            value = await self.call(params, context)
+        except (ResourceError, MCPError):
+            raise
+        except Exception as exc:
+            raise UnexpectedResourceError(f"Error creating resource from template {uri}") from exc
+        if not isinstance(value, (str, bytes)):
+            return value  # InputRequiredResult
+        common: dict[str, Any] = {
+            "uri": uri, "name": self.name, "title": self.title, "description": self.description,
+            "mime_type": self.mime_type, "icons": self.icons, "annotations": self.annotations, "meta": self.meta,
+        }
+        if isinstance(value, str):
+            return TextResource(text=value, **common)
+        return BinaryResource(data=value, **common)
 
     def to_wire(self) -> WireResourceTemplate:
         """The `ResourceTemplate` listed by `resources/templates/list`."""
