@@ -489,7 +489,7 @@ class StreamableHTTPSessionManager:
                 if resumable:
                     await channel.open_stream()
                 await session.peer.handle(message, metadata)
-                if new_session is not None and session.protocol_version is None:
+                if new_session is not None and session._protocol_version is None:
                     self._terminate(new_session)  # initialize failed: no session (before anyone sees the answer)
         finally:
             if resumable:
@@ -502,7 +502,7 @@ class StreamableHTTPSessionManager:
                 channel.finished.set()  # answered: nothing to clean up (and no shielded scope to pay for)
             else:
                 with anyio.CancelScope(shield=True):
-                    if new_session is not None and session.protocol_version is None:
+                    if new_session is not None and session._protocol_version is None:
                         self._terminate(new_session)  # initialize failed: no session
                     await channel.finish_unanswered()
 
@@ -653,7 +653,7 @@ class StreamableHTTPSessionManager:
     def _stateless_session(self, lifespan_context: Any) -> ServerSession:
         """A session-less ServerSession for one self-contained request: nothing a request sets
         (log level, negotiated version, request ids in flight) is seen by another client's."""
-        return ServerSession(self.server, self._closed_read, self._closed_write, lifespan_context=lifespan_context,
+        return ServerSession(server=self.server, read_stream=self._closed_read, write_stream=self._closed_write, lifespan_context=lifespan_context,
                              stateless=True, drop_when_full=True)
 
     async def _new_session(self) -> _HttpSession | None:
@@ -662,7 +662,7 @@ class StreamableHTTPSessionManager:
             return None
         session_id = secrets.token_urlsafe(24)
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
-        server_session = ServerSession(self.server, self._closed_read, outbox_send, lifespan_context=context,
+        server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=outbox_send, lifespan_context=context,
                                        drop_when_full=True)
         session = _HttpSession(session_id, server_session, outbox_recv)
         self._sessions[session_id] = session

@@ -1,0 +1,83 @@
+"""The outbound-channel vocabulary: what a server (or client) needs to talk back to its peer.
+
+`Outbound` is anything with `send_raw_request` / `notify`; a `DispatchContext` is the channel of
+one inbound request (it can also report progress on it). `ServerSession(request_outbound,
+connection)` is built over one of these. `ProgressFnT` is the progress-callback shape used by
+every `progress_callback=` parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypedDict, runtime_checkable
+
+RequestId = str | int  # as `mcp.types.RequestId`, without loading the schema models
+
+__all__ = ["CallOptions", "DispatchContext", "Outbound", "ProgressFnT", "as_request_id", "coerce_request_id"]
+
+
+class ProgressFnT(Protocol):
+    """Called with each `notifications/progress` update of a request in flight."""
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None: ...
+
+
+class CallOptions(TypedDict, total=False):
+    """Per-call options of `Outbound.send_raw_request`; a channel ignores keys it does not know."""
+
+    request_id: RequestId
+    """Send under this id rather than a minted one (it must not be in flight already)."""
+    timeout: float
+    """Seconds to wait for the answer; then the request is cancelled."""
+    cancel_on_abandon: bool
+    """Whether giving up on the request tells the peer with `notifications/cancelled` (default True)."""
+    on_progress: ProgressFnT
+    """Receives the request's `notifications/progress` updates."""
+    resumption_token: str
+    """Client-side streamable HTTP: resume an interrupted request."""
+    on_resumption_token: Callable[[str], Awaitable[None]]
+    """Client-side streamable HTTP: receives the resumption token when one is issued."""
+    headers: dict[str, str]
+    """Extra HTTP headers for the message (non-HTTP channels ignore them)."""
+
+
+@runtime_checkable
+class Outbound(Protocol):
+    """A channel to the peer: raw requests (answered with the raw result) and notifications."""
+
+    async def send_raw_request(
+        self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None
+    ) -> dict[str, Any]: ...
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None: ...
+
+
+@runtime_checkable
+class DispatchContext(Outbound, Protocol):
+    """The channel of one inbound request: messages sent on it follow that request back."""
+
+    @property
+    def can_send_request(self) -> bool:
+        """Whether a request sent now can reach the peer (and its answer come back)."""
+        ...
+
+    async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress on the inbound request (a no-op when its sender asked for none)."""
+        ...
+
+
+def as_request_id(value: object) -> RequestId | None:
+    """`value` when it can be a JSON-RPC request id (a string or an integer, never a bool)."""
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def coerce_request_id(request_id: RequestId) -> RequestId:
+    """An id as used for matching answers to requests: `"7"` and `7` name the same request."""
+    if isinstance(request_id, str):
+        try:
+            return int(request_id)
+        except ValueError:
+            return request_id
+    return request_id
