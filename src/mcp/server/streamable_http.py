@@ -43,6 +43,7 @@ from mcp._protocol import http as h
 from mcp._protocol import messages as m
 from mcp._protocol.codec import ParseError, decode, encode_bytes
 from mcp._protocol.sse import encode_event
+from mcp.server._host_check import check
 from mcp.server.event_store import (
     EventCallback,
     EventId,
@@ -52,7 +53,6 @@ from mcp.server.event_store import (
     StreamId,
 )
 from mcp.server.session import ServerSession
-from mcp.server.transport_security import TransportSecuritySettings, check
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import (
@@ -64,6 +64,7 @@ from mcp.types.version import (
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
+    from mcp.server.transport_security import TransportSecuritySettings
 
 __all__ = ["EventCallback", "EventId", "EventMessage", "EventStore", "InMemoryEventStore", "StreamId",
            "StreamableHTTPSessionManager"]
