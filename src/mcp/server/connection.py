@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
@@ -59,15 +59,15 @@ def capabilities_cover(have: Mapping[str, Any], wanted: Mapping[str, Any]) -> bo
             if any(name not in declared for name in value):
                 return False
         elif isinstance(value, Mapping):
-            for flag, setting in value.items():
-                if setting is None or setting is False:
-                    continue
-                if not isinstance(declared, Mapping) or declared.get(flag) in (None, False):
+            flags = cast("Mapping[str, Any]", value)
+            present: Mapping[str, Any] = cast("Mapping[str, Any]", declared) if isinstance(declared, Mapping) else {}
+            for flag, setting in flags.items():
+                if setting is not None and setting is not False and present.get(flag) in (None, False):
                     return False
     return True
 
 
-class NoChannelOutbound:
+class _NoChannelOutbound:
     """The outbound channel of a connection that cannot reach its client: requests raise
     `NoBackChannelError`, notifications are dropped (debug-logged)."""
 
@@ -79,7 +79,7 @@ class NoChannelOutbound:
         logger.debug("dropped %s: the connection has no channel to the client", method)
 
 
-NO_CHANNEL = NoChannelOutbound()
+NO_CHANNEL = _NoChannelOutbound()
 
 
 class Connection:

@@ -309,9 +309,10 @@ class ServerSession:
         params: dict[str, Any] | None = message.get("params")
         version = self._protocol_version
         meta: Any = params.get("_meta") if params is not None else None
-        progress = None
-        if type(meta) is dict and "progressToken" in meta:  # any other `_meta` is refused by `_era`
-            progress = current_progress_token.set(meta["progressToken"])
+        progress: Any = None
+        wanted: Any = meta
+        if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
+            progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
         try:
             version, caps = self._era(method, params, metadata)
             ctx: ServerRequestContext[Any] = ServerRequestContext(
@@ -404,11 +405,8 @@ class ServerSession:
         if method == "notifications/initialized":
             self.initialized = True
         params = message.get("params")
-        if self._progress_callbacks and method == "notifications/progress" and type(params) is dict:
-            progress: dict[str, Any] = params
-            callback = self._progress_callbacks.get(progress.get("progressToken"))
-            if callback is not None:
-                await callback(progress.get("progress", 0), progress.get("total"), progress.get("message"))
+        if self._progress_callbacks and method == "notifications/progress":
+            await self._deliver_progress(params)
         server = self.server
         if server.middleware or method in server._notification_handlers:
             version = self._protocol_version or self.default_version or ""
@@ -422,6 +420,15 @@ class ServerSession:
                 logger.exception("notification handler for %s failed", method)
                 if self.raise_exceptions:
                     raise
+
+    async def _deliver_progress(self, params: Any) -> None:
+        """A client's progress on one of this session's own requests, to its callback."""
+        if type(params) is not dict:
+            return
+        progress = cast("dict[str, Any]", params)
+        callback = self._progress_callbacks.get(progress.get("progressToken"))
+        if callback is not None:
+            await callback(progress.get("progress", 0), progress.get("total"), progress.get("message"))
 
     # -- server -> client ---------------------------------------------------------------------
 

@@ -57,6 +57,26 @@ class DispatchContext(Outbound, Protocol):
     """The channel of one inbound request: messages sent on it follow that request back."""
 
     @property
+    def request_id(self) -> RequestId | None:
+        """The inbound request's id."""
+        ...
+
+    @property
+    def message_metadata(self) -> Any:
+        """The transport metadata the request arrived with."""
+        ...
+
+    @property
+    def transport(self) -> Any:
+        """The transport's facts about the request (a `TransportContext`)."""
+        ...
+
+    @property
+    def cancel_requested(self) -> Any:
+        """An `anyio.Event` set when the peer cancels the request."""
+        ...
+
+    @property
     def can_send_request(self) -> bool:
         """Whether a request sent now can reach the peer (and its answer come back)."""
         ...
