@@ -20,12 +20,12 @@ async def test_a_server_and_a_client_session_talk_over_the_memory_streams() -> N
 
     server = Server("memory", on_list_tools=list_tools)
     with anyio.fail_after(10):
-        async with create_client_server_memory_streams() as (client_streams, server_streams):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(lambda: server.run(*server_streams, server.create_initialization_options()))
-                async with ClientSession(*client_streams) as session:
-                    initialized = await session.initialize()
-                    tools = await session.list_tools()
-                tg.cancel_scope.cancel()
+        async with create_client_server_memory_streams() as (client_streams, server_streams), \
+                anyio.create_task_group() as tg:
+            tg.start_soon(lambda: server.run(*server_streams, server.create_initialization_options()))
+            async with ClientSession(*client_streams) as session:
+                initialized = await session.initialize()
+                tools = await session.list_tools()
+            tg.cancel_scope.cancel()
     assert initialized.server_info.name == "memory"
     assert [tool.name for tool in tools.tools] == ["in-memory"]

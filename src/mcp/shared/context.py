@@ -23,7 +23,7 @@ TransportT = TypeVar("TransportT", bound=TransportContext, default=TransportCont
 class BaseContext(Generic[TransportT]):
     """One request's context, composed over its `DispatchContext`."""
 
-    def __init__(self, dctx: DispatchContext, meta: Any = None) -> None:
+    def __init__(self, dctx: DispatchContext[TransportT], meta: Any = None) -> None:
         self._dctx = dctx
         self._meta = meta
 

@@ -8,12 +8,21 @@ every `progress_callback=` parameter.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol, TypedDict, runtime_checkable
+from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
+
+import anyio
+from anyio.abc import TaskStatus
 
 RequestId = str | int  # as `mcp.types.RequestId`, without loading the schema models
 
-__all__ = ["CallOptions", "DispatchContext", "Outbound", "ProgressFnT", "as_request_id", "coerce_request_id"]
+__all__ = ["CallOptions", "DispatchContext", "Dispatcher", "OnNotify", "OnNotifyIntercept", "OnRequest", "Outbound",
+           "ProgressFnT", "as_request_id", "coerce_request_id", "run_notify_intercept"]
+
+logger = logging.getLogger("mcp.shared.dispatcher")
+
+TransportT_co = TypeVar("TransportT_co", covariant=True)
 
 
 class ProgressFnT(Protocol):
@@ -53,7 +62,7 @@ class Outbound(Protocol):
 
 
 @runtime_checkable
-class DispatchContext(Outbound, Protocol):
+class DispatchContext(Outbound, Protocol[TransportT_co]):
     """The channel of one inbound request: messages sent on it follow that request back."""
 
     @property
@@ -67,7 +76,7 @@ class DispatchContext(Outbound, Protocol):
         ...
 
     @property
-    def transport(self) -> Any:
+    def transport(self) -> TransportT_co:
         """The transport's facts about the request (a `TransportContext`)."""
         ...
 
@@ -83,6 +92,36 @@ class DispatchContext(Outbound, Protocol):
 
     async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Report progress on the inbound request (a no-op when its sender asked for none)."""
+        ...
+
+
+OnRequest = Callable[[DispatchContext[Any], str, Mapping[str, Any] | None], Awaitable[dict[str, Any]]]
+"""An inbound-request handler: `(ctx, method, params) -> result` (raise `MCPError` to refuse)."""
+OnNotify = Callable[[DispatchContext[Any], str, Mapping[str, Any] | None], Awaitable[None]]
+"""An inbound-notification handler: `(ctx, method, params)`."""
+OnNotifyIntercept = Callable[[str, Mapping[str, Any] | None], bool]
+"""Sees each inbound notification first, synchronously and in arrival order; True consumes it."""
+
+
+def run_notify_intercept(intercept: OnNotifyIntercept | None, method: str, params: Mapping[str, Any] | None) -> bool:
+    """Offer a notification to `intercept`; a failing intercept is logged and consumes nothing."""
+    if intercept is None:
+        return False
+    try:
+        return intercept(method, params)
+    except Exception:
+        logger.exception("notification intercept raised; passing %r through", method)
+        return False
+
+
+@runtime_checkable
+class Dispatcher(Outbound, Protocol[TransportT_co]):
+    """A duplex channel with call-return semantics: sends (as `Outbound`) and, in `run`, receives,
+    handing each inbound request to `on_request` and each notification to `on_notify`."""
+
+    async def run(self, on_request: OnRequest, on_notify: OnNotify, on_notify_intercept: OnNotifyIntercept | None = None,
+                  *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Serve inbound messages until the channel closes (`task_status.started()` once ready)."""
         ...
 
 

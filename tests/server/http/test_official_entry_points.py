@@ -8,7 +8,16 @@ from typing import Any
 
 import anyio
 import pytest
-from httpkit import SSEStream, build_server, connect, initialize, legacy_headers, messages_of, notification, tool_call
+from httpkit import (
+    SSEStream,
+    build_server,
+    connect,
+    initialize,
+    legacy_headers,
+    messages_of,
+    notification,
+    tool_call,
+)
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
