@@ -33,6 +33,23 @@ async def stdio_server(stdin: anyio.AsyncFile[str] | None = None, stdout: anyio.
                                max_message_size) as streams:
             yield streams
         return
+    if _claimed:
+        raise RuntimeError("another stdio_server() in this process has already claimed fd 0")
+    _claimed.add(0)
+    try:
+        async with _over_process_streams(max_message_size) as streams:
+            yield streams
+    finally:
+        _claimed.discard(0)
+
+
+_claimed: set[int] = set()
+"""The process's own stdin/stdout are served by at most one `stdio_server()` at a time."""
+
+
+@asynccontextmanager
+async def _over_process_streams(max_message_size: int) -> AsyncIterator[tuple[Any, Any]]:
+    """The transport over fds 0 and 1 (see the module docstring)."""
     sys.stdout.flush()
     in_fd, out_fd = os.dup(0), os.dup(1)
     saved_in, saved_out = os.dup(0), os.dup(1)
