@@ -484,8 +484,10 @@ class ServerSession:
     async def send_notification(self, notification: Any, related_request_id: Any = None, *,
                                 params: dict[str, Any] | None = None) -> None:
         """Send a notification: a `ServerNotification` model, as in the official SDK, or a method
-        name (with its wire `params=`)."""
+        name with its wire params (`params=`, or second by position: a request id is never a dict)."""
         if isinstance(notification, str):
+            if params is None and isinstance(related_request_id, Mapping):  # (method, params) by position
+                params, related_request_id = cast("dict[str, Any]", related_request_id), None
             await self.notify(notification, params, related_request_id=related_request_id)
             return
         wire = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
