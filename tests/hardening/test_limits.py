@@ -140,7 +140,7 @@ async def test_a_session_concurrency_cap_at_its_edge(cap: int) -> None:
     server, release = hold_server()
     inbox_send, inbox = anyio.create_memory_object_stream[Any](math.inf)
     outbox, answers = anyio.create_memory_object_stream[SessionMessage](math.inf)
-    session = ServerSession(server, inbox, outbox, stateless=True, max_concurrent_requests=cap)
+    session = ServerSession(server=server, read_stream=inbox, write_stream=outbox, stateless=True, max_concurrent_requests=cap)
     async with anyio.create_task_group() as tg, outbox, answers:
         tg.start_soon(session.run)
         for i in range(cap + 1):

@@ -16,8 +16,10 @@ EventId = str
 
 @dataclass(slots=True)
 class EventMessage:
+    """One stored SSE event: the JSON-RPC message and its event id (None: not resumable)."""
+
     message: dict[str, Any]
-    event_id: EventId
+    event_id: EventId | None = None
 
 
 EventCallback = Callable[[EventMessage], Awaitable[None]]

@@ -8,8 +8,10 @@ fields a revision lacks pruned on older ones).
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
 
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
@@ -34,10 +36,17 @@ from mcp.types.version import (
 )
 
 if TYPE_CHECKING:
+    from mcp.server.connection import Connection
     from mcp.server.lowlevel.server import Server
+    from mcp.shared.dispatcher import ProgressFnT
     from mcp.types import ClientCapabilities, Implementation
 
 logger = logging.getLogger("mcp.server")
+
+current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token", default=None)
+"""The `_meta.progressToken` of the request being served in this task (set only when it has one),
+for `ServerSession.report_progress`."""
+_progress_tokens = itertools.count(1)
 
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -152,14 +161,25 @@ CACHEABLE_METHODS = frozenset(
 
 
 class ServerSession:
-    """See the module docstring. Created per connection by the transport or `Server.run`."""
+    """See the module docstring.
+
+    Two ways to build one. The framework builds one per connection, over a pair of streams
+    (`server=`, `read_stream=`, `write_stream=`, keyword-only); `run()` then serves it. The
+    official SDK's form, `ServerSession(request_outbound, connection)`, builds a session over an
+    outbound channel (anything with `send_raw_request`/`notify`/`progress`, see
+    `mcp.shared.dispatcher.DispatchContext`) and a `mcp.server.connection.Connection`: its
+    server-to-client helpers go out on that channel, and it reads the connection's state.
+    """
 
     def __init__(
         self,
-        server: Server[Any],
-        read_stream: ReadStream,
-        write_stream: WriteStream,
+        request_outbound: Any = None,
+        connection: Connection | None = None,
         *,
+        request_meta: Any = None,
+        server: Server[Any] | None = None,
+        read_stream: ReadStream | None = None,
+        write_stream: WriteStream | None = None,
         lifespan_context: Any = None,
         raise_exceptions: bool = False,
         stateless: bool = False,
@@ -167,13 +187,13 @@ class ServerSession:
         drop_when_full: bool = False,
         max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
     ) -> None:
-        self.server = server
+        self.server = cast("Server[Any]", server)
         self.lifespan_context = lifespan_context
         self.raise_exceptions = raise_exceptions
         self.stateless = stateless
         """Stateless HTTP: no handshake needed; every request stands alone, no back-channel."""
         self.default_version = default_version
-        self.protocol_version: str | None = None
+        self._protocol_version: str | None = None
         """The revision negotiated by `initialize` (None until then and on the modern wire)."""
         self._client_info: Any = None
         self._client_capabilities: Any = None
@@ -181,6 +201,19 @@ class ServerSession:
         self.log_level: str | None = None
         self.subscribed_uris: set[str] = set()
         """Handshake-era `resources/subscribe` targets of this connection."""
+        self._progress_callbacks: dict[Any, ProgressFnT] = {}
+        """Progress callbacks of this session's own requests to the client, by token."""
+        self._connection = connection
+        self._request_outbound = request_outbound
+        self.request_meta = request_meta
+        if connection is not None or request_outbound is not None:
+            if connection is None or request_outbound is None:
+                raise TypeError("ServerSession(request_outbound, connection) needs both")
+            self.peer: Any = OutboundPeer(request_outbound)
+            return
+        if server is None or read_stream is None or write_stream is None:
+            raise TypeError("ServerSession needs server=, read_stream= and write_stream= "
+                            "(or the official form: ServerSession(request_outbound, connection))")
         self.peer = Peer(read_stream, write_stream, role="server", on_request=self._on_request,
                          on_notification=self._on_notification, drop_when_full=drop_when_full,
                          track_ids=not stateless, max_concurrent_requests=max_concurrent_requests,
@@ -190,11 +223,43 @@ class ServerSession:
         await self.peer.run()
 
     @property
+    def connection(self) -> Connection | None:
+        """The `Connection` this session was built over (official form); None for a framework one."""
+        return self._connection
+
+    @property
+    def protocol_version(self) -> str:
+        """The protocol version this connection speaks: the negotiated one once `initialize` is
+        done, before that the transport's hint or the newest handshake-era revision."""
+        if self._connection is not None:
+            return self._connection.protocol_version
+        return self._protocol_version or self.default_version or HANDSHAKE_VERSIONS[-1]
+
+    @property
+    def can_send_request(self) -> bool:
+        """Whether a server-initiated request can reach the client now."""
+        if self._request_outbound is not None:
+            return bool(self._request_outbound.can_send_request)
+        return self.has_back_channel
+
+    @property
     def client_params(self) -> Any:
-        return None
+        """The client's `initialize` params (official form: the connection's; otherwise built from
+        what `initialize` carried, None before it)."""
+        if self._connection is not None:
+            return self._connection.client_params
+        info, caps = self.client_info, self.client_capabilities
+        if info is None or caps is None or self._protocol_version is None:
+            return None
+        from mcp.types import InitializeRequestParams
+
+        return InitializeRequestParams(protocol_version=self._protocol_version, capabilities=caps, client_info=info)
 
     @property
     def client_info(self) -> Implementation | None:
+        if self._connection is not None:
+            params = self._connection.client_params
+            return None if params is None else params.client_info
         info = self._client_info
         if isinstance(info, dict):
             from mcp.types import Implementation
@@ -204,6 +269,8 @@ class ServerSession:
 
     @property
     def client_capabilities(self) -> ClientCapabilities | None:
+        if self._connection is not None:
+            return self._connection.client_capabilities
         caps = self._client_capabilities
         if isinstance(caps, dict):
             from mcp.types import ClientCapabilities
@@ -245,8 +312,8 @@ class ServerSession:
             return requested, cast("dict[str, Any]", caps)
         if method in MODERN_ONLY:
             raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
-        if method == "initialize" or self.protocol_version is not None:
-            return self.protocol_version or "", None
+        if method == "initialize" or self._protocol_version is not None:
+            return self._protocol_version or "", None
         if self.stateless or method == "ping":
             return header or self.default_version or HANDSHAKE_VERSIONS[-1], None
         raise MCPError(INVALID_REQUEST, "Invalid Request: the session is not initialized; send 'initialize' first")
@@ -255,17 +322,22 @@ class ServerSession:
         request_id = message["id"]
         method: str = message["method"]
         params: dict[str, Any] | None = message.get("params")
-        version = self.protocol_version
+        version = self._protocol_version
+        meta: Any = params.get("_meta") if params is not None else None
+        progress: Any = None
+        wanted: Any = meta
+        if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
+            progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
         try:
             version, caps = self._era(method, params, metadata)
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
                 getattr(metadata, "request", None) if metadata is not None else None, caps,
-                params.get("_meta") if params is not None else None, transport=metadata,
+                meta, transport=metadata,
             )
             server = self.server
             result = await (server._chain(ctx) if server.middleware else server._dispatch(ctx))
-            version = ctx.protocol_version or self.protocol_version or ""
+            version = ctx.protocol_version or self._protocol_version or ""
             response = m.result_response(request_id, self._result_to_wire(method, result, version))
         except MCPError as exc:
             response = m.error_response(request_id, exc.code, exc.message, exc.data)
@@ -274,6 +346,8 @@ class ServerSession:
             response = m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
             if self.raise_exceptions and metadata is None:
                 metadata = RaisedException(exc)
+        if progress is not None:
+            current_progress_token.reset(progress)
         await self.peer.send(response, metadata, answers=method, version=version)
 
     def plan_offload(self, message: dict[str, Any]) -> Callable[[], dict[str, Any]] | None:
@@ -281,7 +355,7 @@ class ServerSession:
         planner that accepts it and nothing needs the event loop: an initialized handshake-era
         connection, no middleware, no 2026-07-28 `_meta`. The peer may run it on a worker thread,
         which then writes the response itself (no hop back to the loop). None: serve as usual."""
-        version = self.protocol_version
+        version = self._protocol_version
         server = self.server
         if version is None or server.middleware:
             return None
@@ -337,7 +411,7 @@ class ServerSession:
         return prune_result(method, wire, version)
 
     def _complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
-        self.protocol_version = version = negotiate_version(requested)
+        self._protocol_version = version = negotiate_version(requested)
         self.peer.protocol_version = version
         self._client_info = client_info
         self._client_capabilities = capabilities
@@ -350,9 +424,11 @@ class ServerSession:
         if method == "notifications/initialized":
             self.initialized = True
         params = message.get("params")
+        if self._progress_callbacks and method == "notifications/progress":
+            await self._deliver_progress(params)
         server = self.server
         if server.middleware or method in server._notification_handlers:
-            version = self.protocol_version or self.default_version or ""
+            version = self._protocol_version or self.default_version or ""
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, None,
                 getattr(metadata, "request", None),
@@ -364,37 +440,134 @@ class ServerSession:
                 if self.raise_exceptions:
                     raise
 
+    async def _deliver_progress(self, params: Any) -> None:
+        """A client's progress on one of this session's own requests, to its callback."""
+        if type(params) is not dict:
+            return
+        progress = cast("dict[str, Any]", params)
+        callback = self._progress_callbacks.get(progress.get("progressToken"))
+        if callback is not None:
+            await callback(progress.get("progress", 0), progress.get("total"), progress.get("message"))
+
     # -- server -> client ---------------------------------------------------------------------
 
     @property
     def has_back_channel(self) -> bool:
-        return not self.stateless and self.protocol_version is not None
+        if self._request_outbound is not None:
+            return bool(self._request_outbound.can_send_request)
+        return not self.stateless and self._protocol_version is not None
 
-    async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
-        if self.protocol_version is None:
+    def _channel(self, related_request_id: Any) -> Any:
+        """Official form: the request's channel when `related_request_id` is given, else the
+        connection's standalone one. (A framework session routes by the request being served.)"""
+        connection = self._connection
+        assert connection is not None
+        return self._request_outbound if related_request_id is not None else connection.outbound
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None, *,
+                     related_request_id: Any = None) -> None:
+        """Send a raw notification (`method`, wire `params`) to the client."""
+        if self._connection is not None:
+            await self._channel(related_request_id).notify(method, params)
+            return
+        if self._protocol_version is None:
             return  # no handshake-era connection to notify; modern clients listen for events
         await self.peer.send_notification(method, params)
 
-    async def send_request(self, method: str, params: dict[str, Any] | None = None,
-                           timeout: float | None = None) -> dict[str, Any]:
+    async def send_raw_request(self, method: str, params: dict[str, Any] | None = None, *,
+                               timeout: float | None = None, progress_callback: ProgressFnT | None = None,
+                               related_request_id: Any = None) -> dict[str, Any]:
+        """Send a raw request to the client and return its raw result (an `MCPError` for an
+        error answer, `NoBackChannelError` when no request can reach the client)."""
+        if self._connection is not None:
+            options: dict[str, Any] = {}
+            if timeout is not None:
+                options["timeout"] = timeout
+            if progress_callback is not None:
+                options["on_progress"] = progress_callback
+            channel = self._channel(related_request_id)
+            return await channel.send_raw_request(method, params, options or None)
         if not self.has_back_channel:
             raise NoBackChannelError(method)
-        return await self.peer.send_request(method, params, timeout=timeout)
+        if progress_callback is None:
+            return await self.peer.send_request(method, params, timeout=timeout)
+        token = f"server-progress-{next(_progress_tokens)}"
+        params = {**(params or {})}
+        params["_meta"] = {**params.get("_meta", {}), "progressToken": token}
+        self._progress_callbacks[token] = progress_callback
+        try:
+            return await self.peer.send_request(method, params, timeout=timeout)
+        finally:
+            self._progress_callbacks.pop(token, None)
+
+    async def send_notification(self, notification: Any, related_request_id: Any = None, *,
+                                params: dict[str, Any] | None = None) -> None:
+        """Send a notification: a `ServerNotification` model, as in the official SDK, or a method
+        name with its wire params (`params=`, or second by position: a request id is never a dict)."""
+        if isinstance(notification, str):
+            if params is None and isinstance(related_request_id, Mapping):  # (method, params) by position
+                params, related_request_id = cast("dict[str, Any]", related_request_id), None
+            await self.notify(notification, params, related_request_id=related_request_id)
+            return
+        wire = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
+        await self.notify(wire["method"], wire.get("params"), related_request_id=related_request_id)
+
+    async def send_request(self, request: Any, result_type: Any = None,
+                           request_read_timeout_seconds: float | None = None, metadata: Any = None,
+                           progress_callback: ProgressFnT | None = None, *, timeout: float | None = None) -> Any:
+        """Send a request and return its result: a `ServerRequest` model validated as
+        `result_type` (the official form), or a method name and its wire params (the second
+        argument) returning the raw result. `metadata` may carry `related_request_id`."""
+        related = getattr(metadata, "related_request_id", None)
+        if timeout is None:
+            timeout = request_read_timeout_seconds
+        if isinstance(request, str):
+            return await self.send_raw_request(request, cast("dict[str, Any] | None", result_type), timeout=timeout,
+                                               progress_callback=progress_callback, related_request_id=related)
+        wire = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        raw = await self.send_raw_request(wire["method"], wire.get("params"), timeout=timeout,
+                                          progress_callback=progress_callback, related_request_id=related)
+        return raw if result_type is None else result_type.model_validate(raw)
 
     async def send_tool_list_changed(self) -> None:
-        await self.send_notification("notifications/tools/list_changed")
+        await self.notify("notifications/tools/list_changed")
 
     async def send_resource_list_changed(self) -> None:
-        await self.send_notification("notifications/resources/list_changed")
+        await self.notify("notifications/resources/list_changed")
 
     async def send_prompt_list_changed(self) -> None:
-        await self.send_notification("notifications/prompts/list_changed")
+        await self.notify("notifications/prompts/list_changed")
 
     async def send_resource_updated(self, uri: str) -> None:
-        await self.send_notification("notifications/resources/updated", {"uri": str(uri)})
+        await self.notify("notifications/resources/updated", {"uri": str(uri)})
 
     async def send_ping(self) -> Any:
-        return await self.send_request("ping")
+        from mcp.types import EmptyResult
+
+        return EmptyResult.model_validate(await self.send_raw_request("ping"))
+
+    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Report progress on the request being served: `notifications/progress` against the
+        caller's token, a no-op when the caller asked for none."""
+        if self._request_outbound is not None:
+            await self._request_outbound.progress(progress, total, message)
+            return
+        token = current_progress_token.get()
+        if token is not None:
+            await self.send_progress_notification(token, progress, total, message)
+
+    async def send_progress_notification(self, progress_token: str | int, progress: float, total: float | None = None,
+                                         message: str | None = None, related_request_id: str | None = None) -> None:
+        """`notifications/progress` for the request that sent `progress_token`."""
+        params: dict[str, Any] = {"progressToken": progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        if self._connection is not None:
+            await self._channel(related_request_id).notify("notifications/progress", params)
+        else:
+            await self.peer.send_notification("notifications/progress", params)
 
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
@@ -402,7 +575,10 @@ class ServerSession:
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        await self.peer.send_notification("notifications/message", params)
+        if self._connection is not None:
+            await self._channel(related_request_id).notify("notifications/message", params)
+        else:
+            await self.peer.send_notification("notifications/message", params)
 
     async def create_message(self, messages: list[Any], *, max_tokens: int, system_prompt: str | None = None,
                              include_context: str | None = None, temperature: float | None = None,
@@ -419,15 +595,17 @@ class ServerSession:
             temperature=temperature, stop_sequences=stop_sequences, metadata=metadata,
             model_preferences=model_preferences, tools=tools, tool_choice=tool_choice,
         )
-        raw = await self.send_request("sampling/createMessage", params.to_wire())
+        raw = await self.send_raw_request("sampling/createMessage", params.to_wire(),
+                                          related_request_id=related_request_id)
         # with tools in play the answer may be a list or hold tool-use blocks
         return (CreateMessageResultWithTools if tools else CreateMessageResult).model_validate(raw)
 
     async def elicit_form(self, message: str, requested_schema: dict[str, Any], related_request_id: Any = None) -> Any:
         from mcp.types import ElicitResult
 
-        raw = await self.send_request("elicitation/create", {"mode": "form", "message": message,
-                                                              "requestedSchema": requested_schema})
+        raw = await self.send_raw_request("elicitation/create", {"mode": "form", "message": message,
+                                                                  "requestedSchema": requested_schema},
+                                          related_request_id=related_request_id)
         return ElicitResult.model_validate(raw)
 
     elicit = elicit_form
@@ -435,12 +613,15 @@ class ServerSession:
     async def elicit_url(self, message: str, url: str, elicitation_id: str, related_request_id: Any = None) -> Any:
         from mcp.types import ElicitResult
 
-        raw = await self.send_request("elicitation/create", {"mode": "url", "message": message, "url": url,
-                                                              "elicitationId": elicitation_id})
+        raw = await self.send_raw_request("elicitation/create", {"mode": "url", "message": message, "url": url,
+                                                                  "elicitationId": elicitation_id},
+                                          related_request_id=related_request_id)
         return ElicitResult.model_validate(raw)
 
-    async def send_elicit_complete(self, elicitation_id: str) -> None:
-        await self.send_notification("notifications/elicitation/complete", {"elicitationId": elicitation_id})
+    async def send_elicit_complete(self, elicitation_id: str, related_request_id: Any = None) -> None:
+        """Tell the client a URL-mode elicitation finished out of band (it may retry)."""
+        await self.notify("notifications/elicitation/complete", {"elicitationId": elicitation_id},
+                          related_request_id=related_request_id)
 
     async def list_roots(self) -> Any:
         """`roots/list` to the client (handshake-era back-channel only; deprecated)."""
@@ -448,16 +629,41 @@ class ServerSession:
 
         warn_deprecated("roots")
 
-        return ListRootsResult.model_validate(await self.send_request("roots/list"))
+        return ListRootsResult.model_validate(await self.send_raw_request("roots/list"))
 
     def check_client_capability(self, capability: Any) -> bool:
         """True when the client declared every capability set in `capability`."""
+        if self._connection is not None:
+            return self._connection.check_capability(capability)
         have = self.client_capabilities
         if have is None:
             return False
+        from mcp.server.connection import capabilities_cover
+
         wanted = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)
-        declared = have.model_dump(exclude_none=True)
-        return all(key in declared for key in wanted)
+        return capabilities_cover(have.model_dump(exclude_none=True), wanted)
+
+
+class OutboundPeer:
+    """The `peer` of an official-form session: what the framework's helpers call on a session's
+    peer (`send_notification`, `send_request`), sent on the request's outbound channel."""
+
+    __slots__ = ("_outbound",)
+
+    def __init__(self, outbound: Any) -> None:
+        self._outbound = outbound
+
+    async def send_notification(self, method: str, params: dict[str, Any] | None = None, metadata: Any = None) -> None:
+        await self._outbound.notify(method, params)
+
+    async def send_request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None,
+                           metadata: Any = None, request_id: Any = None) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        if timeout is not None:
+            options["timeout"] = timeout
+        if request_id is not None:
+            options["request_id"] = request_id
+        return await self._outbound.send_raw_request(method, params, options or None)
 
 
 def validate_params(params_type: Any, params: dict[str, Any] | None) -> Any:

@@ -7,12 +7,13 @@ import logging
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from mcp._protocol.codec import ParseError, decode, encode_bytes
 from mcp._protocol.sse import encode_event
+from mcp.server._host_check import check
 from mcp.server.streamable_http import (
     _DISCONNECTED,
     DEFAULT_MAX_BODY,
@@ -21,19 +22,32 @@ from mcp.server.streamable_http import (
     _send_body,
     _send_text,
 )
-from mcp.server.transport_security import TransportSecuritySettings, check, default_for_host
 from mcp.shared.message import SessionMessage
+
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
 
 logger = logging.getLogger("mcp.server.sse")
 
 
 class SseServerTransport:
-    """ASGI endpoints for one legacy SSE server: `handle_sse` (GET) and `handle_post` (POST)."""
+    """ASGI endpoints of the legacy SSE transport, as in the official SDK.
 
-    def __init__(self, server: Any, message_path: str, *, max_request_body_size: int = DEFAULT_MAX_BODY,
-                 security_settings: TransportSecuritySettings | None = None) -> None:
+    `connect_sse` (for the GET) opens the event stream, tells the client where to POST and yields
+    `(read_stream, write_stream)` for `Server.run`; `handle_post_message` (an ASGI app, mounted at
+    `endpoint`) feeds the POSTed messages to the right stream. Given a `server=`, `handle_sse`
+    serves that server's connection itself (what `build_sse_app` mounts).
+    """
+
+    def __init__(self, endpoint: str, security_settings: TransportSecuritySettings | None = None,
+                 max_request_body_size: int = DEFAULT_MAX_BODY, *, server: Any = None) -> None:
+        if max_request_body_size <= 0:
+            raise ValueError("max_request_body_size must be a positive number of bytes")
+        if "://" in endpoint or endpoint.startswith("//") or "?" in endpoint or "#" in endpoint:
+            raise ValueError(f"Given endpoint: {endpoint} is not a relative path (e.g., '/messages/'), "
+                             "expecting a relative path (e.g., '/messages/').")
         self.server = server
-        self.message_path = message_path
+        self.message_path = endpoint if endpoint.startswith("/") else "/" + endpoint
         self.max_request_body_size = max_request_body_size
         self.security_settings = security_settings
         self._inboxes: dict[str, Any] = {}
@@ -63,19 +77,35 @@ class SseServerTransport:
             if stack is not None:
                 await stack.aclose()
 
-    async def handle_sse(self, scope: Any, receive: Any, send: Any) -> None:
+    @asynccontextmanager
+    async def connect_sse(self, scope: Any, receive: Any, send: Any) -> AsyncIterator[tuple[Any, Any]]:
+        """Answer a GET with the event stream and yield `(read_stream, write_stream)` for one
+        connection. The block is cancelled when the client disconnects. A request the security
+        settings refuse is answered (421/403) and raises `ValueError`."""
+        if scope.get("type") != "http":
+            raise ValueError("connect_sse can only handle HTTP requests")
         headers = _headers(scope)
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
             await _send_text(send, *rejected)
-            return
-        lifespan_context = await self._ensure_lifespan()
+            raise ValueError("Request validation failed")
         session_id = secrets.token_hex(16)
         in_send, in_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
         out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](64)
         self._inboxes[session_id] = in_send
-        root = scope.get("root_path", "")
-        endpoint = f"{root}{self.message_path}?session_id={session_id}"
+        endpoint = f"{scope.get('root_path', '')}{self.message_path}?session_id={session_id}"
+        pumped = anyio.Event()
+
+        async def pump() -> None:
+            try:
+                async for item in out_recv:
+                    await send({"type": "http.response.body", "body": encode_event(encode_bytes(item.message)),
+                                "more_body": True})
+            except OSError:
+                pass
+            finally:
+                pumped.set()
+
         try:
             await send({"type": "http.response.start", "status": 200, "headers": [
                 (b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
@@ -89,10 +119,14 @@ class SseServerTransport:
                     tg.cancel_scope.cancel()
 
                 tg.start_soon(watch)
-                tg.start_soon(lambda: self.server.serve_connection(in_recv, out_send, lifespan_context))
-                async for item in out_recv:
-                    await send({"type": "http.response.body", "body": encode_event(encode_bytes(item.message)), "more_body": True})
-                tg.cancel_scope.cancel()
+                tg.start_soon(pump)
+                try:
+                    yield in_recv, out_send
+                finally:
+                    out_send.close()  # what the connection wrote still goes out
+                    with anyio.move_on_after(2, shield=True):
+                        await pumped.wait()
+                    tg.cancel_scope.cancel()
         except OSError:
             pass
         finally:
@@ -101,6 +135,19 @@ class SseServerTransport:
             in_recv.close()
             out_send.close()
             out_recv.close()
+
+    async def handle_sse(self, scope: Any, receive: Any, send: Any) -> None:
+        """The GET endpoint serving `server=`'s connection (`connect_sse` + `serve_connection`)."""
+        if self.server is None:
+            raise TypeError("handle_sse needs SseServerTransport(..., server=); use connect_sse otherwise")
+        headers = _headers(scope)
+        rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
+        if rejected is not None:
+            await _send_text(send, *rejected)
+            return
+        lifespan_context = await self._ensure_lifespan()
+        async with self.connect_sse(scope, receive, send) as (read_stream, write_stream):
+            await self.server.serve_connection(read_stream, write_stream, lifespan_context)
 
     async def handle_post(self, scope: Any, receive: Any, send: Any) -> None:
         headers = _headers(scope)
@@ -135,6 +182,9 @@ class SseServerTransport:
             return
         await _send_body(send, 202, b"Accepted", [(b"content-type", b"text/plain")])
 
+    handle_post_message = handle_post
+    """The official name of the POST endpoint (an ASGI app to mount at `endpoint`)."""
+
 
 def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/messages/",
                   max_request_body_size: int = DEFAULT_MAX_BODY, transport_security: TransportSecuritySettings | None = None,
@@ -143,8 +193,8 @@ def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/
     from starlette.routing import Mount, Route
 
     transport = SseServerTransport(
-        server, message_path, max_request_body_size=max_request_body_size,
-        security_settings=transport_security if transport_security is not None else default_for_host(host),
+        message_path, transport_security if transport_security is not None else _default_security(host),
+        max_request_body_size, server=server,
     )
 
     @asynccontextmanager
@@ -162,3 +212,9 @@ def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/
     routes = [Route(sse_path, endpoint=_Endpoint(transport.handle_sse), methods=["GET"]),
               Mount(message_path, app=_Endpoint(transport.handle_post)), *(custom_starlette_routes or [])]
     return Starlette(debug=debug, routes=routes, lifespan=lifespan)
+
+
+def _default_security(host: str) -> TransportSecuritySettings | None:
+    from mcp.server.transport_security import default_for_host
+
+    return default_for_host(host)

@@ -23,8 +23,33 @@ from mcp.shared.message import SessionMessage
 
 
 @asynccontextmanager
-async def stdio_server(max_message_size: int = DEFAULT_MAX_LINE) -> AsyncIterator[tuple[Any, Any]]:
-    """Yield `(read_stream, write_stream)` connected to this process's stdin/stdout."""
+async def stdio_server(stdin: anyio.AsyncFile[str] | None = None, stdout: anyio.AsyncFile[str] | None = None, *,
+                       max_message_size: int = DEFAULT_MAX_LINE) -> AsyncIterator[tuple[Any, Any]]:
+    """Yield `(read_stream, write_stream)` connected to this process's stdin/stdout, or to the
+    given text files (`anyio.wrap_file(...)`: lines in, lines out; their descriptors are left
+    alone)."""
+    if stdin is not None or stdout is not None:
+        async with _over_files(stdin or anyio.wrap_file(sys.stdin), stdout or anyio.wrap_file(sys.stdout),
+                               max_message_size) as streams:
+            yield streams
+        return
+    if _claimed:
+        raise RuntimeError("another stdio_server() in this process has already claimed fd 0")
+    _claimed.add(0)
+    try:
+        async with _over_process_streams(max_message_size) as streams:
+            yield streams
+    finally:
+        _claimed.discard(0)
+
+
+_claimed: set[int] = set()
+"""The process's own stdin/stdout are served by at most one `stdio_server()` at a time."""
+
+
+@asynccontextmanager
+async def _over_process_streams(max_message_size: int) -> AsyncIterator[tuple[Any, Any]]:
+    """The transport over fds 0 and 1 (see the module docstring)."""
     sys.stdout.flush()
     in_fd, out_fd = os.dup(0), os.dup(1)
     saved_in, saved_out = os.dup(0), os.dup(1)
@@ -83,3 +108,36 @@ async def stdio_server(max_message_size: int = DEFAULT_MAX_LINE) -> AsyncIterato
         os.dup2(saved_out, 1)
         os.close(saved_in)
         os.close(saved_out)
+
+
+@asynccontextmanager
+async def _over_files(stdin: anyio.AsyncFile[str], stdout: anyio.AsyncFile[str],
+                      max_message_size: int) -> AsyncIterator[tuple[Any, Any]]:
+    """The transport over caller-supplied text files: the same framing and limits, no fd moves."""
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
+    flushed = anyio.Event()
+
+    async def read() -> bytes:
+        return (await stdin.readline()).encode("utf-8", "surrogateescape")
+
+    async def write(data: bytes) -> None:
+        await stdout.write(data.decode("utf-8", "surrogateescape"))
+        await stdout.flush()
+
+    async def write_all() -> None:
+        try:
+            await pump_out(write_recv, write)
+        finally:
+            flushed.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(pump_in, read, read_send, max_message_size)
+        tg.start_soon(write_all)
+        try:
+            yield read_recv, write_send
+        finally:
+            await write_send.aclose()
+            with anyio.move_on_after(2, shield=True):
+                await flushed.wait()
+            tg.cancel_scope.cancel()

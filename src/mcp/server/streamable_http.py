@@ -28,13 +28,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import re
 import secrets
 import sys
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 import anyio
 import sniffio
@@ -43,6 +44,7 @@ from mcp._protocol import http as h
 from mcp._protocol import messages as m
 from mcp._protocol.codec import ParseError, decode, encode_bytes
 from mcp._protocol.sse import encode_event
+from mcp.server._host_check import check
 from mcp.server.event_store import (
     EventCallback,
     EventId,
@@ -52,7 +54,6 @@ from mcp.server.event_store import (
     StreamId,
 )
 from mcp.server.session import ServerSession
-from mcp.server.transport_security import TransportSecuritySettings, check
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import (
@@ -64,9 +65,31 @@ from mcp.types.version import (
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
+    from mcp.server.transport_security import TransportSecuritySettings
 
-__all__ = ["EventCallback", "EventId", "EventMessage", "EventStore", "InMemoryEventStore", "StreamId",
-           "StreamableHTTPSessionManager"]
+__all__ = ["CONTENT_TYPE_JSON", "CONTENT_TYPE_SSE", "GET_STREAM_KEY", "LAST_EVENT_ID_HEADER", "MCP_SESSION_ID_HEADER",
+           "REQUEST_CANCELLED", "REQUEST_STREAM_BUFFER_SIZE", "SESSION_ID_PATTERN", "EventCallback", "EventId",
+           "EventMessage", "EventStore", "InMemoryEventStore", "StreamId", "StreamableHTTPSessionManager",
+           "check_accept_headers"]
+
+MCP_SESSION_ID_HEADER: Final = h.SESSION_HEADER
+LAST_EVENT_ID_HEADER: Final = h.LAST_EVENT_ID_HEADER
+CONTENT_TYPE_JSON: Final = h.JSON
+CONTENT_TYPE_SSE: Final = h.SSE
+GET_STREAM_KEY: Final = "_GET_stream"
+"""The stream id under which an event store keeps a session's standalone GET stream."""
+REQUEST_STREAM_BUFFER_SIZE: Final = 16
+REQUEST_CANCELLED: Final = -32800
+"""The error a cancelled 2025-era request's stream ends with (LSP's `RequestCancelled`)."""
+SESSION_ID_PATTERN: Final = re.compile(r"^[\x21-\x7E]+$")
+"""What a session id may be made of: visible ASCII (the spec's rule)."""
+
+
+def check_accept_headers(request: Any) -> tuple[bool, bool]:
+    """(accepts JSON, accepts SSE) for a Starlette `Request`'s Accept header, wildcards
+    included (`*/*`, `application/*`, `text/*`); a request without one accepts neither."""
+    accept = request.headers.get("accept", "")
+    return h.accepts(accept) if accept else (False, False)
 
 logger = logging.getLogger("mcp.server.http")
 
@@ -286,18 +309,18 @@ class StreamableHTTPSessionManager:
 
     def __init__(
         self,
-        server: Server[Any],
-        *,
+        app: Server[Any],
+        event_store: EventStore | None = None,
         json_response: bool = False,
         stateless: bool = False,
-        event_store: EventStore | None = None,
-        retry_interval: int | None = None,
-        max_request_body_size: int = DEFAULT_MAX_BODY,
         security_settings: TransportSecuritySettings | None = None,
+        retry_interval: int | None = None,
         session_idle_timeout: float | None = h.DEFAULT_SESSION_IDLE_TIMEOUT,
+        max_request_body_size: int = DEFAULT_MAX_BODY,
         max_sessions: int | None = h.DEFAULT_MAX_SESSIONS,
     ) -> None:
-        self.server = server
+        self.app = self.server = app
+        """The low-level `Server` whose connections this manager serves."""
         self.json_response = json_response
         self.stateless = stateless
         self.event_store = event_store
@@ -359,6 +382,10 @@ class StreamableHTTPSessionManager:
         return len(self._sessions)
 
     # -- ASGI ---------------------------------------------------------------------------------
+
+    async def handle_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Serve one ASGI HTTP request (the manager itself is also the ASGI app)."""
+        await self(scope, receive, send)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -489,7 +516,7 @@ class StreamableHTTPSessionManager:
                 if resumable:
                     await channel.open_stream()
                 await session.peer.handle(message, metadata)
-                if new_session is not None and session.protocol_version is None:
+                if new_session is not None and session._protocol_version is None:
                     self._terminate(new_session)  # initialize failed: no session (before anyone sees the answer)
         finally:
             if resumable:
@@ -502,7 +529,7 @@ class StreamableHTTPSessionManager:
                 channel.finished.set()  # answered: nothing to clean up (and no shielded scope to pay for)
             else:
                 with anyio.CancelScope(shield=True):
-                    if new_session is not None and session.protocol_version is None:
+                    if new_session is not None and session._protocol_version is None:
                         self._terminate(new_session)  # initialize failed: no session
                     await channel.finish_unanswered()
 
@@ -653,7 +680,7 @@ class StreamableHTTPSessionManager:
     def _stateless_session(self, lifespan_context: Any) -> ServerSession:
         """A session-less ServerSession for one self-contained request: nothing a request sets
         (log level, negotiated version, request ids in flight) is seen by another client's."""
-        return ServerSession(self.server, self._closed_read, self._closed_write, lifespan_context=lifespan_context,
+        return ServerSession(server=self.server, read_stream=self._closed_read, write_stream=self._closed_write, lifespan_context=lifespan_context,
                              stateless=True, drop_when_full=True)
 
     async def _new_session(self) -> _HttpSession | None:
@@ -662,7 +689,7 @@ class StreamableHTTPSessionManager:
             return None
         session_id = secrets.token_urlsafe(24)
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
-        server_session = ServerSession(self.server, self._closed_read, outbox_send, lifespan_context=context,
+        server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=outbox_send, lifespan_context=context,
                                        drop_when_full=True)
         session = _HttpSession(session_id, server_session, outbox_recv)
         self._sessions[session_id] = session

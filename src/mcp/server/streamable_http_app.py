@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
 from mcp.server.streamable_http import DEFAULT_MAX_BODY, StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings, default_for_host
 
 if TYPE_CHECKING:
     import asyncio
+
+    from mcp.server.transport_security import TransportSecuritySettings
 
 _HTTP_OPTIONS = frozenset({"streamable_http_path", "json_response", "stateless_http", "event_store", "retry_interval",
                            "max_request_body_size", "transport_security", "host", "custom_starlette_routes", "debug",
@@ -45,7 +46,7 @@ def build_app(
     manager = StreamableHTTPSessionManager(
         server, json_response=json_response, stateless=stateless_http, event_store=event_store,
         retry_interval=retry_interval, max_request_body_size=max_request_body_size,
-        security_settings=transport_security if transport_security is not None else default_for_host(host),
+        security_settings=transport_security if transport_security is not None else _default_security(host),
         session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
     )
     server.session_manager = manager
@@ -170,3 +171,9 @@ def chunked_reads(protocol_class: type[asyncio.BaseProtocol]) -> type[asyncio.Ba
 
     ChunkedReads.__name__ = ChunkedReads.__qualname__ = f"ChunkedReads{protocol_class.__name__}"
     return ChunkedReads
+
+
+def _default_security(host: str) -> TransportSecuritySettings | None:
+    from mcp.server.transport_security import default_for_host
+
+    return default_for_host(host)

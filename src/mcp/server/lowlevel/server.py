@@ -382,7 +382,7 @@ class Server(Generic[LifespanT]):
 
     async def serve_connection(self, read_stream: Any, write_stream: Any, lifespan_context: Any, *,
                                raise_exceptions: bool = False, stateless: bool = False) -> None:
-        session = ServerSession(self, read_stream, write_stream, lifespan_context=lifespan_context,
+        session = ServerSession(server=self, read_stream=read_stream, write_stream=write_stream, lifespan_context=lifespan_context,
                                 raise_exceptions=raise_exceptions, stateless=stateless)
         try:
             await session.run()

@@ -455,7 +455,7 @@ class MCPServer(Generic[LifespanT]):
         from mcp._protocol.framing import DEFAULT_MAX_LINE
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server(max_message_size or DEFAULT_MAX_LINE) as (read_stream, write_stream):
+        async with stdio_server(max_message_size=max_message_size or DEFAULT_MAX_LINE) as (read_stream, write_stream):
             await self._lowlevel_server.run(read_stream, write_stream)
 
     async def run_streamable_http_async(self, **options: Any) -> None:

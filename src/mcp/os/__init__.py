@@ -1,0 +1,1 @@
+"""Operating-system helpers of the stdio client (process trees)."""
