@@ -10,8 +10,10 @@ always does the handshake; `mode="2026-07-28"` pins the stateless wire.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import Any, Protocol, cast
+from dataclasses import KW_ONLY, dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
@@ -20,7 +22,19 @@ from mcp.shared.exceptions import MCPError, single_leaf
 from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
 
-_DEFAULT_CACHE: Any = object()
+if TYPE_CHECKING:
+    from mcp.client.caching import CacheConfig
+    from mcp.client.context import ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
+    from mcp.client.extensions import ClientExtension
+    from mcp.client.session import MessageHandlerFnT
+    from mcp.types import DiscoverResult, Implementation, LoggingLevel, SamplingCapability
+
+
+
+def _default_cache() -> CacheConfig:
+    from mcp.client.caching import CacheConfig
+
+    return CacheConfig()
 
 
 class Transport(AbstractAsyncContextManager[tuple[Any, Any]], Protocol):
@@ -28,27 +42,48 @@ class Transport(AbstractAsyncContextManager[tuple[Any, Any]], Protocol):
     write_stream)` pair of a connection (`SessionMessage | Exception` in, `SessionMessage` out)."""
 
 
+@dataclass(eq=False)
 class Client:
-    def __init__(
-        self,
-        server: Any,
-        *,
-        raise_exceptions: bool = False,
-        read_timeout_seconds: float | None = None,
-        sampling_callback: Any = None,
-        sampling_capabilities: Any = None,
-        list_roots_callback: Any = None,
-        logging_callback: Any = None,
-        log_level: str | None = None,
-        message_handler: Any = None,
-        client_info: Any = None,
-        mode: str = "auto",
-        prior_discover: Any = None,
-        elicitation_callback: Any = None,
-        input_required_max_rounds: int = 10,
-        extensions: Any = None,
-        cache: Any = _DEFAULT_CACHE,
-    ) -> None:
+    """One MCP connection, opened on entering `async with`: every constructor argument stays
+    readable as an attribute of the same name."""
+
+    server: Any
+    """What to connect to: an `MCPServer`/`Server` (in process), a `StdioServerParameters`, a URL
+    (Streamable HTTP), or any `Transport`."""
+    _: KW_ONLY
+    raise_exceptions: bool = False
+    """In process: let a handler's exception propagate instead of answering with an error."""
+    read_timeout_seconds: float | None = None
+    """How long a request waits for its answer (None: no limit)."""
+    sampling_callback: SamplingFnT | None = None
+    sampling_capabilities: SamplingCapability | None = None
+    """Sampling sub-capabilities declared with `sampling_callback` (no effect without it)."""
+    list_roots_callback: ListRootsFnT | None = None
+    logging_callback: LoggingFnT | None = None
+    log_level: LoggingLevel | None = None
+    """On the stateless wire, the log level every request opts in to (None: no log messages)."""
+    message_handler: MessageHandlerFnT | None = None
+    client_info: Implementation | None = None
+    mode: str = "auto"
+    """"auto" (discover, then fall back to initialize), "legacy" (initialize), or a stateless-era
+    protocol version to pin."""
+    prior_discover: DiscoverResult | None = None
+    """A `DiscoverResult` already in hand, adopted with no round trip."""
+    elicitation_callback: ElicitationFnT | None = None
+    input_required_max_rounds: int = 10
+    """How many `InputRequiredResult` rounds `call_tool`/`get_prompt`/`read_resource` answer."""
+    extensions: Sequence[ClientExtension] | None = None
+    """Client extensions: their capability ads, result claims and notification bindings."""
+    cache: CacheConfig | None = field(default_factory=_default_cache)
+    """The response cache for the cacheable verbs (None: no cache)."""
+    _session: ClientSession | None = field(init=False, default=None, repr=False)
+    _stack: AsyncExitStack | None = field(init=False, default=None, repr=False)
+    _used: bool = field(init=False, default=False, repr=False)
+    _cache: Any = field(init=False, default=None, repr=False)
+    _folded: list[Any] = field(init=False, default_factory=list[Any], repr=False)
+
+    def __post_init__(self) -> None:
+        mode = self.mode
         if mode in HANDSHAKE_VERSIONS:
             raise ValueError(
                 f"mode={mode!r} is a handshake-era protocol version; use mode='legacy' to speak it "
@@ -58,37 +93,23 @@ class Client:
             raise ValueError(f"mode must be 'auto', 'legacy' or one of {list(MODERN_VERSIONS)}; got {mode!r}")
         from mcp.shared.exceptions import warn_deprecated
 
-        if sampling_callback is not None:
+        if self.sampling_callback is not None:
             warn_deprecated("sampling")
-        if list_roots_callback is not None:
+        if self.list_roots_callback is not None:
             warn_deprecated("roots")
-        self._server = server
-        self._mode = mode
-        self._prior_discover = prior_discover
-        self._raise_exceptions = raise_exceptions
-        self._session_kwargs: dict[str, Any] = {
-            "read_timeout_seconds": read_timeout_seconds, "sampling_callback": sampling_callback,
-            "sampling_capabilities": sampling_capabilities, "list_roots_callback": list_roots_callback,
-            "logging_callback": logging_callback, "message_handler": message_handler, "client_info": client_info,
-            "elicitation_callback": elicitation_callback, "log_level": log_level,
-        }
-        self.input_required_max_rounds = input_required_max_rounds
-        self._session: ClientSession | None = None
-        self._stack: AsyncExitStack | None = None
-        self._used = False
-        self._tools: dict[str, Any] = {}
-        self._validators: dict[str, tuple[Any, Any]] = {}
-        if cache is _DEFAULT_CACHE:
-            from mcp.client.caching import CacheConfig
-
-            cache = CacheConfig()
-        self._cache_config = cache
-        self._cache: Any = None
-        self._extensions: list[Any] = []
-        if extensions is not None:
+        if self.extensions is not None:
             from mcp.client.extensions import fold_extensions
 
-            self._extensions = fold_extensions(extensions)
+            self._folded = fold_extensions(self.extensions)
+
+    def _session_kwargs(self) -> dict[str, Any]:
+        return {
+            "read_timeout_seconds": self.read_timeout_seconds, "sampling_callback": self.sampling_callback,
+            "sampling_capabilities": self.sampling_capabilities, "list_roots_callback": self.list_roots_callback,
+            "logging_callback": self.logging_callback, "message_handler": self.message_handler,
+            "client_info": self.client_info, "elicitation_callback": self.elicitation_callback,
+            "log_level": self.log_level,
+        }
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -102,16 +123,16 @@ class Client:
             read_stream, write_stream = await stack.enter_async_context(self._transport())
             tg = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tg.cancel_scope.cancel)
-            session = ClientSession(read_stream, write_stream, **self._session_kwargs)
-            if self._extensions:
-                session.extensions = self._extensions
+            session = ClientSession(read_stream, write_stream, **self._session_kwargs())
+            if self._folded:
+                session.extensions = self._folded
             tg.start_soon(session.peer.run)
             self._session = session
-            if self._cache_config is not None:
+            if self.cache is not None:
                 from mcp.client.caching import ResponseCache, target_identity
 
-                self._cache = ResponseCache(self._cache_config, target_identity(
-                    self._server if isinstance(self._server, str) else None, self._cache_config))
+                self._cache = ResponseCache(self.cache, target_identity(
+                    self.server if isinstance(self.server, str) else None, self.cache))
                 session.notification_hooks.append(self._evict_on_notification)
             await self._connect(session)
         except BaseException as exc:
@@ -144,15 +165,15 @@ class Client:
     def _transport(self) -> Any:
         from mcp.client.transports import open_transport
 
-        return open_transport(self._server, raise_exceptions=self._raise_exceptions)
+        return open_transport(self.server, raise_exceptions=self.raise_exceptions)
 
     async def _connect(self, session: ClientSession) -> None:
-        mode = self._mode
+        mode = self.mode
         if mode == "legacy":
             await session.initialize(LATEST_HANDSHAKE_VERSION)
             return
-        if self._prior_discover is not None:  # adopted as is, no round trip
-            session.adopt(self._prior_discover)
+        if self.prior_discover is not None:  # adopted as is, no round trip
+            session.adopt(self.prior_discover)
             if mode != "auto":
                 session.use_modern(mode)
             return
@@ -174,7 +195,7 @@ class Client:
         try:
             await session.discover(version)
         except MCPError as exc:
-            retry = _retry_version(exc, self._mode)
+            retry = _retry_version(exc, self.mode)
             if retry is None:
                 raise
             await session.discover(retry)
@@ -203,18 +224,17 @@ class Client:
 
     # -- requests -----------------------------------------------------------------------------
 
-    async def send_ping(self) -> Any:
+    async def send_ping(self, *, meta: dict[str, Any] | None = None) -> Any:
         from mcp.shared.exceptions import warn_deprecated
 
         warn_deprecated("ping")
-        return await self.session.send_ping()
+        return await self.session.send_ping(meta=meta)
 
     async def list_tools(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                          cache_mode: str = "use") -> Any:
         result = await self._cached("tools/list", cursor, meta, cache_mode, "ListToolsResult")
-        for tool in result.tools:
-            self._tools[tool.name] = tool
-        return result
+        # A listing served from the cache never reached the session: it learns the schemas here.
+        return self.session._absorb_tool_listing(result)
 
     async def _cached(self, method: str, cursor: str | None, meta: dict[str, Any] | None, cache_mode: str,
                       model_name: str, subject: str = "", params: dict[str, Any] | None = None) -> Any:
@@ -282,18 +302,18 @@ class Client:
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
             return await session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
                                            input_responses=responses, request_state=state,
-                                           allow_claimed=bool(self._extensions))
+                                           allow_input_required=True, allow_claimed=bool(self._folded))
 
         result = await self._drive(one_round, input_responses, request_state)
-        if self._extensions and type(result).__name__ != "CallToolResult":
+        if self._folded and type(result).__name__ != "CallToolResult":
             from mcp.client.extensions import ClaimContext
 
             claim = session._claim_for(getattr(result, "result_type", None) or "")
             if claim is not None:
                 result = await claim.resolve(
                     result, ClaimContext(session=session, tool_name=name, read_timeout_seconds=read_timeout_seconds))
-        if not result.is_error:
-            await self._check_structured(name, result)
+                if not result.is_error:  # the direct path's check, for the resolver's result
+                    await session.validate_tool_result(name, result)
         return result
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *,
@@ -302,7 +322,8 @@ class Client:
         session = self.session
 
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
-            return await session.get_prompt(name, arguments, meta=meta, input_responses=responses, request_state=state)
+            return await session.get_prompt(name, arguments, meta=meta, input_responses=responses, request_state=state,
+                                            allow_input_required=True)
 
         return await self._drive(one_round, input_responses, request_state)
 
@@ -319,11 +340,12 @@ class Client:
 
             irr = InputRequiredResult.model_validate(first)
             requests = irr.input_requests or {}
-            input_responses = {key: await session.answer_input_request(r) for key, r in requests.items()}
+            input_responses = {key: await session.answer_input_request(r, key) for key, r in requests.items()}
             request_state = irr.request_state
 
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
-            return await session.read_resource(uri, meta=meta, input_responses=responses, request_state=state)
+            return await session.read_resource(uri, meta=meta, input_responses=responses, request_state=state,
+                                               allow_input_required=True)
 
         return await self._drive(one_round, input_responses, request_state)
 
@@ -345,7 +367,8 @@ class Client:
                     f"The server still required input after {self.input_required_max_rounds} rounds"
                 )
             requests = result.input_requests or {}
-            responses = {key: await self.session.answer_input_request(request) for key, request in requests.items()}
+            responses = {key: await self.session.answer_input_request(request, key)
+                         for key, request in requests.items()}
             state = result.request_state
             if not requests:
                 await anyio.sleep(delay)
@@ -366,17 +389,17 @@ class Client:
     async def complete(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, str] | None = None) -> Any:
         return await self.session.complete(ref, argument, context_arguments)
 
-    async def subscribe_resource(self, uri: Any) -> Any:
-        return await self.session.subscribe_resource(uri)
+    async def subscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
+        return await self.session.subscribe_resource(uri, meta=meta)
 
-    async def unsubscribe_resource(self, uri: Any) -> Any:
-        return await self.session.unsubscribe_resource(uri)
+    async def unsubscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
+        return await self.session.unsubscribe_resource(uri, meta=meta)
 
-    async def set_logging_level(self, level: str) -> Any:
+    async def set_logging_level(self, level: str, *, meta: dict[str, Any] | None = None) -> Any:
         from mcp.shared.exceptions import warn_deprecated
 
         warn_deprecated("logging")
-        return await self.session.set_logging_level(level)
+        return await self.session.set_logging_level(level, meta=meta)
 
     async def send_roots_list_changed(self) -> None:
         from mcp.shared.exceptions import warn_deprecated
@@ -391,35 +414,6 @@ class Client:
 
         warn_deprecated("progress")
         await self.session.send_progress_notification(progress_token, progress, total, message)
-
-    async def _check_structured(self, name: str, result: Any) -> None:
-        tool = self._tools.get(name)
-        if tool is None:
-            await self._refresh_tools()
-            tool = self._tools.get(name)
-        schema = None if tool is None else tool.output_schema
-        if schema is None:
-            return
-        if result.structured_content is None:
-            raise RuntimeError(f"Invalid structured content returned by tool {name}: the tool declares an output "
-                               "schema but returned no structured content")
-        cached = self._validators.get(name)
-        if cached is None or cached[0] is not schema:
-            from mcp.client.output_validation import compile_validator
-
-            cached = (schema, compile_validator(schema))
-            self._validators[name] = cached
-        error = cached[1](result.structured_content)
-        if error is not None:
-            raise RuntimeError(f"Invalid structured content returned by tool {name}: {error}")
-
-    async def _refresh_tools(self) -> None:
-        cursor: str | None = None
-        while True:
-            page = await self.list_tools(cursor=cursor)
-            cursor = page.next_cursor
-            if not cursor:
-                return
 
 
 def _retry_version(error: MCPError, mode: str) -> str | None:
