@@ -19,11 +19,11 @@ import anyio
 
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError, single_leaf
-from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
+from mcp.types.jsonrpc import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
 
 if TYPE_CHECKING:
-    from mcp.client.caching import CacheConfig
+    from mcp.client.caching import CacheConfig, ClientResponseCache
     from mcp.client.context import ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
     from mcp.client.extensions import ClientExtension
     from mcp.client.session import MessageHandlerFnT
@@ -79,7 +79,7 @@ class Client:
     _session: ClientSession | None = field(init=False, default=None, repr=False)
     _stack: AsyncExitStack | None = field(init=False, default=None, repr=False)
     _used: bool = field(init=False, default=False, repr=False)
-    _cache: Any = field(init=False, default=None, repr=False)
+    _cache: ClientResponseCache | None = field(init=False, default=None, repr=False)
     _folded: list[Any] = field(init=False, default_factory=list[Any], repr=False)
 
     def __post_init__(self) -> None:
@@ -101,6 +101,12 @@ class Client:
             from mcp.client.extensions import fold_extensions
 
             self._folded = fold_extensions(self.extensions)
+        if self.cache is not None:
+            from mcp.client.caching import ClientResponseCache
+
+            self._cache = ClientResponseCache.for_client(
+                self.cache, self.server if isinstance(self.server, str) else None,
+                lambda: self._session.protocol_version if self._session is not None else None)
 
     def _session_kwargs(self) -> dict[str, Any]:
         return {
@@ -128,11 +134,7 @@ class Client:
                 session.extensions = self._folded
             tg.start_soon(session.peer.run)
             self._session = session
-            if self.cache is not None:
-                from mcp.client.caching import ResponseCache, target_identity
-
-                self._cache = ResponseCache(self.cache, target_identity(
-                    self.server if isinstance(self.server, str) else None, self.cache))
+            if self._cache is not None:
                 session.notification_hooks.append(self._evict_on_notification)
             await self._connect(session)
         except BaseException as exc:
@@ -238,8 +240,9 @@ class Client:
 
     async def _cached(self, method: str, cursor: str | None, meta: dict[str, Any] | None, cache_mode: str,
                       model_name: str, subject: str = "", params: dict[str, Any] | None = None) -> Any:
-        """One cacheable request through the response cache (cursor-less calls only; a call with
-        `meta` always reaches the server)."""
+        """One cacheable request through the response cache: cursor-less calls only (a failing
+        cursor, `INVALID_PARAMS`, evicts the listing), and a call with `meta` always reaches the
+        server. An `input_required` answer comes back as its wire dict, never cached."""
         import mcp.types
         from mcp.client.session import _paginated
 
@@ -251,33 +254,39 @@ class Client:
             params = _paginated(cursor, meta)
         elif meta:
             params = {**params, "_meta": dict(meta)}
+
+        async def fetch() -> Any:
+            raw = await session.send_request_raw(method, params)
+            return raw if raw.get("resultType") == "input_required" else model.model_validate(raw)
+
         cache = self._cache
-        if cache is None or cache_mode == "bypass" or cursor is not None:
-            return model.model_validate(await session.send_request_raw(method, params))
-        version = session.protocol_version or ""
-        if cache_mode == "use" and not meta:
-            hit = await cache.lookup(version, method, subject)
+        if cache is None or cache_mode == "bypass":
+            return await fetch()
+        if cursor is not None:
+            try:
+                return await fetch()
+            except MCPError as exc:
+                if exc.code == INVALID_PARAMS:  # an expired cursor: the listing changed
+                    await cache.evict_method(method)
+                raise
+        if meta:
+            cache_mode = "refresh"
+        if cache_mode == "use":
+            hit = await cache.read(method, subject)
             if hit is not None:
-                return model.model_validate(hit)
-        raw = await session.send_request_raw(method, params)
-        if raw.get("resultType") != "input_required":
-            await cache.store(version, session._modern_meta is not None, method, raw, subject)
-        return model.model_validate(raw) if raw.get("resultType") != "input_required" else raw
+                return hit
+        generation = cache.capture(method, subject)
+        result: Any = await fetch()
+        if isinstance(result, dict):
+            if cache_mode == "refresh":  # the refresh superseded the warm entry, which cannot stay
+                await cache.evict_key(method, subject)
+        else:
+            await cache.write(method, subject, result, generation, "refresh" if cache_mode == "refresh" else "use")
+        return cast("Any", result)
 
     async def _evict_on_notification(self, method: str, params: dict[str, Any]) -> None:
-        from mcp.client.caching import EVICTS
-
-        cache = self._cache
-        session = self._session
-        if cache is None or session is None:
-            return
-        version = session.protocol_version or ""
-        if method in EVICTS:
-            await cache.evict(version, EVICTS[method])
-            if method == "notifications/resources/list_changed":
-                await cache.evict(version, "resources/templates/list")
-        elif method == "notifications/resources/updated" and "uri" in params:
-            await cache.evict(version, "resources/read", str(params["uri"]))
+        if self._cache is not None:
+            await self._cache.evict_for(method, params)
 
     def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
                resources_list_changed: bool = False, resource_subscriptions: Any = (),
