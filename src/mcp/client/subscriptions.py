@@ -15,7 +15,7 @@ from mcp.shared.exceptions import ListenNotSupportedError, MCPError, Subscriptio
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
-__all__ = ["ListenNotSupportedError", "OnEvent", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
+__all__ = ["ListenNotSupportedError", "ListenRoute", "OnEvent", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
            "ServerEvent", "Subscription", "SubscriptionLost", "ToolsListChanged", "listen"]
 
 SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
@@ -63,19 +63,18 @@ def event_for(method: str, params: dict[str, Any]) -> Event | None:
     return cls() if cls is not None else None
 
 
-class Subscription:
-    """An open listen stream: `honored` (the acknowledged filter), `subscription_id`, and async
-    iteration over events (duplicates not yet consumed collapse into one)."""
+class ListenRoute:
+    """Where a listen stream's frames land, in wire order, before its consumer takes them: the
+    acknowledged filter, the events not yet consumed (duplicates collapse into one), and how the
+    stream ended."""
 
-    def __init__(self, subscription_id: str, on_event: OnEvent | None = None) -> None:
-        self.subscription_id = subscription_id
-        self._on_event = on_event
+    def __init__(self) -> None:
         self.honored: Any = None
         self.acknowledged = anyio.Event()
         self._pending: dict[Event, None] = {}
         self._wakeup = anyio.Event()
         self._ended = False
-        self._error: BaseException | None = None
+        self.error: BaseException | None = None
 
     def _acknowledge(self, filter_: dict[str, Any]) -> None:
         from mcp.types import SubscriptionFilter
@@ -87,7 +86,7 @@ class Subscription:
         if self._ended:
             return
         if event not in self._pending and len(self._pending) >= MAX_UNCONSUMED:
-            self._fail(SubscriptionLost(f"subscription {self.subscription_id} fell {MAX_UNCONSUMED} events behind"))
+            self._fail(SubscriptionLost(f"a subscription fell {MAX_UNCONSUMED} events behind"))
             return
         self._pending[event] = None
         self._wakeup.set()
@@ -98,27 +97,45 @@ class Subscription:
         self.acknowledged.set()
 
     def _fail(self, error: BaseException) -> None:
-        if self._error is None:
-            self._error = error
+        if self.error is None:
+            self.error = error
         self._finish()
+
+    async def next_event(self, on_event: OnEvent | None = None) -> Event:
+        """The oldest unconsumed event (`on_event` awaited first: it stays pending until that
+        returns); `StopAsyncIteration` once the stream ended, its error when it was lost."""
+        while True:
+            if self._pending:
+                event = next(iter(self._pending))
+                if on_event is not None:
+                    await on_event(event)
+                self._pending.pop(event, None)
+                return event
+            if self.error is not None:
+                raise self.error
+            if self._ended:
+                raise StopAsyncIteration
+            self._wakeup = anyio.Event()
+            await self._wakeup.wait()
+
+
+class Subscription:
+    """An open listen stream: `honored` (the acknowledged filter), `subscription_id`, and async
+    iteration over its events. Made by `listen()` / `Client.listen()`."""
+
+    def __init__(self, route: ListenRoute, subscription_id: Any, honored: Any, on_event: OnEvent | None = None) -> None:
+        self._route = route
+        self.subscription_id = subscription_id
+        """The listen request's id, stamped into the `_meta` of every frame of the stream."""
+        self.honored = honored
+        """The part of the requested filter the server agreed to deliver."""
+        self._on_event = on_event
 
     def __aiter__(self) -> Subscription:
         return self
 
     async def __anext__(self) -> Event:
-        while True:
-            if self._pending:
-                event = next(iter(self._pending))
-                del self._pending[event]
-                if self._on_event is not None:
-                    await self._on_event(event)
-                return event
-            if self._error is not None:
-                raise self._error
-            if self._ended:
-                raise StopAsyncIteration
-            self._wakeup = anyio.Event()
-            await self._wakeup.wait()
+        return await self._route.next_event(self._on_event)
 
 
 _LISTEN_IDS = itertools.count(1)
@@ -143,29 +160,29 @@ async def listen(session: ClientSession, *, tools_list_changed: bool = False, pr
     if resource_subscriptions:
         wanted["resourceSubscriptions"] = [str(uri) for uri in resource_subscriptions]
     subscription_id = f"listen-{next(_LISTEN_IDS)}"
-    subscription = Subscription(subscription_id, on_event)
-    session._subscriptions[subscription_id] = subscription
+    route = ListenRoute()
+    session._subscriptions[subscription_id] = route
 
     async def run() -> None:
         try:
             params = {"notifications": wanted, "_meta": dict(session._modern_meta or {})}
             await session.peer.send_request("subscriptions/listen", params, request_id=subscription_id)
-            subscription._finish()
+            route._finish()
         except MCPError as exc:
-            subscription._fail(exc)
+            route._fail(exc)
         except anyio.get_cancelled_exc_class():
-            subscription._finish()
+            route._finish()
             raise
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
             with anyio.fail_after(timeout):
-                await subscription.acknowledged.wait()
-            if subscription._error is not None and subscription.honored is None:
-                raise subscription._error
+                await route.acknowledged.wait()
+            if route.error is not None and route.honored is None:
+                raise route.error
             try:
-                yield subscription
+                yield Subscription(route, subscription_id, route.honored, on_event)
             finally:
                 tg.cancel_scope.cancel()
     except BaseException as exc:
