@@ -56,7 +56,7 @@ _EVICTS: dict[str, tuple[str, ...]] = {
 _GENERATIONS_CAP = 4096
 """How many keys the eviction-race guard remembers (the oldest is forgotten first)."""
 
-_CLEANUP_TIMEOUT = 5.0
+_CLEANUP_TIMEOUT = 5
 """Bound on the shielded deletes that must finish even when the caller is cancelled."""
 
 

@@ -634,11 +634,13 @@ class ClientSession:
             subscription = self._subscriptions.get(subscription_id)
             if subscription is not None:
                 if method == "notifications/subscriptions/acknowledged":
-                    subscription._acknowledge(params.get("notifications") or {})
+                    from mcp.types import SubscriptionFilter
+
+                    subscription.set_acked(SubscriptionFilter.model_validate(params.get("notifications") or {}))
                     return  # the stream's own handshake, never surfaced
                 event = event_for(method, params)
                 if event is not None:
-                    subscription._push(event)
+                    subscription.deliver(event)
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))
             if callback is not None:
