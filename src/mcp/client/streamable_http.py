@@ -506,12 +506,13 @@ class StreamableHTTPTransport:
             async for chunk in chunks:
                 events = parser.feed(chunk)
                 pending = 0 if events else pending + len(chunk)
-                if limit is not None and pending > limit:
+                if limit is not None and (pending > limit or any(len(event.data) > limit for event in events)):
                     logger.warning("SSE stream failed: an event exceeds max_sse_event_size (%d bytes)", limit)
                     if request_id is not None and not state.answered:
                         state.answered = True  # failed, not to be resumed
                         await self._fail(request_id, CONNECTION_CLOSED,
                                          f"SSE stream failed: an event exceeds {limit} bytes")
+                    await cast("AsyncGenerator[bytes]", chunks).aclose()
                     return
                 for event in events:
                     if event.retry is not None:
