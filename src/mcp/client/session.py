@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
+    from mcp.client.dispatcher_peer import Dispatcher, DispatcherPeer
     from mcp.client.extensions import ClientExtension, NotificationBinding, ResultClaim
     from mcp.types import ErrorData, ServerNotification
 
@@ -127,6 +128,7 @@ class ClientSession:
         extensions: Mapping[str, dict[str, Any]] | None = None,
         result_claims: Mapping[str, Sequence[ResultClaim[Any]]] | None = None,
         notification_bindings: Sequence[NotificationBinding[Any]] | None = None,
+        dispatcher: Dispatcher | None = None,
     ) -> None:
         self.read_timeout_seconds = read_timeout_seconds
         self._sampling = sampling_callback
@@ -161,11 +163,19 @@ class ClientSession:
         self._output_schemas: dict[str, Any] = {}
         """The `output_schema` of every tool the last listings named (None: the tool declares none)."""
         self._validators: dict[str, tuple[Any, Callable[[Any], str | None]]] = {}
-        if read_stream is None or write_stream is None:
-            raise ValueError("read_stream and write_stream are required")
-        # A transport fault on the read stream goes to `message_handler`, not back as a parse error.
-        self.peer = Peer(read_stream, write_stream, role="client", on_request=self._on_request,
-                         on_notification=self._on_notification, on_unparsable=self._on_transport_error)
+        self.peer: Peer | DispatcherPeer
+        if dispatcher is not None:
+            if read_stream is not None or write_stream is not None:
+                raise ValueError("pass read_stream/write_stream or dispatcher, not both")
+            from mcp.client.dispatcher_peer import DispatcherPeer
+
+            self.peer = DispatcherPeer(dispatcher, self)
+        elif read_stream is None or write_stream is None:
+            raise ValueError("read_stream and write_stream are required when no dispatcher is given")
+        else:
+            # A transport fault on the read stream goes to `message_handler`, not back as a parse error.
+            self.peer = Peer(read_stream, write_stream, role="client", on_request=self._on_request,
+                             on_notification=self._on_notification, on_unparsable=self._on_transport_error)
 
     # -- what the handshake learnt ------------------------------------------------------------
 
@@ -595,7 +605,9 @@ class ClientSession:
         except Exception as exc:
             logger.exception("client callback for %s failed", method)
             response = m.error_response(request_id, -32603, f"Client error: {exc}")
-        await self.peer.send(response, answers=method)
+        peer = self.peer
+        assert isinstance(peer, Peer)  # a dispatcher answers requests itself
+        await peer.send(response, answers=method)
 
     async def _answer(self, method: str, params: dict[str, Any], request_id: Any) -> dict[str, Any]:
         t = _types()
