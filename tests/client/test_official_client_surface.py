@@ -194,3 +194,36 @@ async def test_send_notification_takes_a_typed_notification() -> None:
         await client.session.send_notification(RootsListChangedNotification())
         with anyio.fail_after(5):
             await got.wait()
+
+
+async def test_the_input_required_driver_answers_rounds_and_gives_up_after_max_rounds() -> None:
+    from mcp import InputRequiredRoundsExceededError
+    from mcp.client._input_required import DEFAULT_INPUT_REQUIRED_MAX_ROUNDS, run_input_required_driver
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import ErrorData, ListRootsRequest
+
+    assert DEFAULT_INPUT_REQUIRED_MAX_ROUNDS == 10
+    asked = InputRequiredResult(input_requests={"roots": ListRootsRequest()}, request_state="s")
+    sent: list[Any] = []
+
+    async def dispatch(key: str, request: Any) -> Any:
+        return {"roots": []}
+
+    async def retry(responses: Any, state: Any) -> Any:
+        sent.append((responses, state))
+        return asked if len(sent) < 2 else "final"
+
+    assert await run_input_required_driver(asked, dispatch=dispatch, retry=retry) == "final"
+    assert sent == [({"roots": {"roots": []}}, "s")] * 2
+
+    async def always(responses: Any, state: Any) -> Any:
+        return asked
+
+    with pytest.raises(InputRequiredRoundsExceededError):
+        await run_input_required_driver(asked, dispatch=dispatch, retry=always, max_rounds=2)
+
+    async def refuse(key: str, request: Any) -> Any:
+        return ErrorData(code=-32600, message="no roots here")
+
+    with pytest.raises(MCPError, match="no roots here"):
+        await run_input_required_driver(asked, dispatch=refuse, retry=always)

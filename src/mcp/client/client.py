@@ -19,7 +19,7 @@ import anyio
 
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError, single_leaf
-from mcp.types.jsonrpc import INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION
+from mcp.types.jsonrpc import INVALID_PARAMS
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
 
 if TYPE_CHECKING:
@@ -170,6 +170,8 @@ class Client:
         return open_transport(self.server, raise_exceptions=self.raise_exceptions)
 
     async def _connect(self, session: ClientSession) -> None:
+        from mcp.client._probe import discover_with_retry, negotiate_auto
+
         mode = self.mode
         if mode == "legacy":
             await session.initialize(LATEST_HANDSHAKE_VERSION)
@@ -179,28 +181,13 @@ class Client:
             if mode != "auto":
                 session.use_modern(mode)
             return
+        if mode == "auto":
+            await negotiate_auto(session)
+            return
         # A pinned version still asks `server/discover` first (the official client adopts it with
         # no round trip): the answer gives capabilities and server info, and a refusal naming a
         # supported version is retried at once instead of failing the first real request.
-        version = MODERN_VERSIONS[-1] if mode == "auto" else mode
-        try:
-            await self._discover(session, version)
-        except MCPError:
-            if mode != "auto":
-                raise
-            await session.initialize(LATEST_HANDSHAKE_VERSION)
-
-    async def _discover(self, session: ClientSession, version: str) -> None:
-        """`server/discover` at `version`. A server that refuses the version as unsupported (-32022)
-        but lists one this client may speak (in pinned mode only the pinned one) is asked once more,
-        at the newest such version."""
-        try:
-            await session.discover(version)
-        except MCPError as exc:
-            retry = _retry_version(exc, self.mode)
-            if retry is None:
-                raise
-            await session.discover(retry)
+        await discover_with_retry(session, mode, mode)
 
     @property
     def session(self) -> ClientSession:
@@ -359,29 +346,21 @@ class Client:
         return await self._drive(one_round, input_responses, request_state)
 
     async def _drive(self, one_round: Any, responses: dict[str, Any] | None, state: str | None) -> Any:
-        """Retry with answers until the server returns a final result (bounded by
-        `input_required_max_rounds`); a round with only `requestState` backs off 50-250 ms."""
-        from mcp.shared.exceptions import InputRequiredRoundsExceededError
-        from mcp.types import InputRequiredResult
+        """One round, then retry with answers until the server returns a final result (bounded by
+        `input_required_max_rounds`)."""
+        from mcp.client._input_required import run_input_required_driver
+        from mcp.client.context import ClientRequestContext
 
-        rounds = 0
-        delay = 0.05
-        while True:
-            result = await one_round(responses, state)
-            if not isinstance(result, InputRequiredResult):
-                return result
-            rounds += 1
-            if rounds > self.input_required_max_rounds:
-                raise InputRequiredRoundsExceededError(
-                    f"The server still required input after {self.input_required_max_rounds} rounds"
-                )
-            requests = result.input_requests or {}
-            responses = {key: await self.session.answer_input_request(request, key)
-                         for key, request in requests.items()}
-            state = result.request_state
-            if not requests:
-                await anyio.sleep(delay)
-                delay = min(delay * 2, 0.25)
+        session = self.session
+
+        async def dispatch(key: str, request: Any) -> Any:
+            meta = request.params.meta if request.params is not None else None
+            return await session.dispatch_input_request(
+                ClientRequestContext(session=session, request_id=key, meta=meta), request)
+
+        first = await one_round(responses, state)
+        return await run_input_required_driver(first, dispatch=dispatch, retry=one_round,
+                                               max_rounds=self.input_required_max_rounds)
 
     async def list_resources(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                              cache_mode: str = "use") -> Any:
@@ -425,16 +404,29 @@ class Client:
         await self.session.send_progress_notification(progress_token, progress, total, message)
 
 
-def _retry_version(error: MCPError, mode: str) -> str | None:
-    """The version to retry `server/discover` with after `error`, or None: for an
-    UnsupportedProtocolVersion error, the newest stateless-era version in its `data.supported` that
-    `mode` allows."""
-    data: Any = error.data
-    if error.code != UNSUPPORTED_PROTOCOL_VERSION or not isinstance(data, dict):
-        return None
-    supported: Any = cast("dict[str, Any]", data).get("supported")
-    if not isinstance(supported, list):
-        return None
-    allowed = MODERN_VERSIONS if mode == "auto" else (mode,)
-    candidates = [version for version in allowed if version in supported]
-    return candidates[-1] if candidates else None
+# FastMCP 4.1.6 imports these two private helpers of the official module; they are kept here for it.
+def _synthesize_discover(protocol_version: str) -> Any:  # pyright: ignore[reportUnusedFunction]
+    """A minimal `DiscoverResult` for a server known to speak `protocol_version` (nothing else known)."""
+    from mcp.types import DiscoverResult, ServerCapabilities
+
+    return DiscoverResult(supported_versions=[protocol_version], capabilities=ServerCapabilities(),
+                          result_type="complete", ttl_ms=0, cache_scope="public")
+
+
+def _evicting_message_handler(  # pyright: ignore[reportUnusedFunction]
+    cache: ClientResponseCache, user_handler: MessageHandlerFnT | None
+) -> MessageHandlerFnT:
+    """`user_handler`, preceded by the cache evictions each server notification calls for (a
+    failing eviction is logged; the notification is still delivered)."""
+    import logging
+
+    async def handler(message: Any) -> None:
+        if not isinstance(message, Exception):
+            try:
+                await cache.evict_for_notification(message)
+            except Exception:
+                logging.getLogger("mcp.client").exception("response cache eviction failed")
+        if user_handler is not None:
+            await user_handler(message)
+
+    return handler
