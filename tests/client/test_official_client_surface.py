@@ -23,6 +23,7 @@ from mcp.types import (
     PaginatedRequestParams,
     RootsListChangedNotification,
     TextContent,
+    ToolListChangedNotification,
 )
 
 pytestmark = pytest.mark.anyio
@@ -227,3 +228,27 @@ async def test_the_input_required_driver_answers_rounds_and_gives_up_after_max_r
 
     with pytest.raises(MCPError, match="no roots here"):
         await run_input_required_driver(asked, dispatch=refuse, retry=always)
+
+
+async def test_the_private_client_helpers_fastmcp_imports_work() -> None:
+    from mcp.client._probe import negotiate_auto
+    from mcp.client.caching import CacheConfig as Config
+    from mcp.client.caching import ClientResponseCache
+    from mcp.client.client import _evicting_message_handler, _fold_extensions, _synthesize_discover
+    from mcp.client.extensions import advertise
+
+    assert _synthesize_discover("2026-07-28").supported_versions == ["2026-07-28"]
+    folded = _fold_extensions([advertise("com.example/flags", {"beta": True})])
+    assert folded.ad == {"com.example/flags": {"beta": True}} and folded.claims is None
+    seen: list[Any] = []
+
+    async def user(message: Any) -> None:
+        seen.append(message)
+
+    cache = ClientResponseCache.for_client(Config(), None, lambda: "2026-07-28")
+    handler = _evicting_message_handler(cache, user)
+    await handler(ToolListChangedNotification())
+    assert seen == [ToolListChangedNotification()]
+    async with Client(tools_server(), mode="legacy") as client:
+        await negotiate_auto(client.session)  # a server that speaks both eras ends up stateless
+        assert client.session.discover_result is not None

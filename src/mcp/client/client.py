@@ -404,7 +404,32 @@ class Client:
         await self.session.send_progress_notification(progress_token, progress, total, message)
 
 
-# FastMCP 4.1.6 imports these two private helpers of the official module; they are kept here for it.
+# FastMCP 4.1.6 imports these private helpers of the official module; they are kept here for it.
+@dataclass(frozen=True)
+class _FoldedExtensions:
+    """`Client(extensions=...)` in the shapes a session consumes."""
+
+    ad: dict[str, dict[str, Any]] | None
+    claims: dict[str, tuple[Any, ...]] | None
+    bindings: tuple[Any, ...] | None
+    by_model: dict[type, Any]
+
+
+def _fold_extensions(extensions: Any) -> _FoldedExtensions:  # pyright: ignore[reportUnusedFunction]
+    """Check `extensions` (as `Client` does) and fold them: capability ads by identifier, result
+    claims by identifier, notification bindings, and each claim by its result model."""
+    from mcp.client.extensions import fold_extensions
+
+    folded = fold_extensions(extensions)
+    if not folded:
+        return _FoldedExtensions(ad=None, claims=None, bindings=None, by_model={})
+    claims = {ext.identifier: tuple(ext.claims()) for ext in folded if ext.claims()}
+    bindings = tuple(binding for ext in folded for binding in ext.notifications())
+    return _FoldedExtensions(ad={ext.identifier: ext.settings() for ext in folded}, claims=claims or None,
+                             bindings=bindings or None,
+                             by_model={claim.model: claim for group in claims.values() for claim in group})
+
+
 def _synthesize_discover(protocol_version: str) -> Any:  # pyright: ignore[reportUnusedFunction]
     """A minimal `DiscoverResult` for a server known to speak `protocol_version` (nothing else known)."""
     from mcp.types import DiscoverResult, ServerCapabilities
