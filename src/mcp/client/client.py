@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
+from mcp.client import _deprecated
+from mcp.client._deprecated import deprecated_verb
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError, single_leaf
 from mcp.types.jsonrpc import INVALID_PARAMS
@@ -84,19 +86,9 @@ class Client:
 
     def __post_init__(self) -> None:
         mode = self.mode
-        if mode in HANDSHAKE_VERSIONS:
-            raise ValueError(
-                f"mode={mode!r} is a handshake-era protocol version; use mode='legacy' to speak it "
-                "(the server then negotiates the version in initialize)"
-            )
-        if mode not in ("auto", "legacy", *MODERN_VERSIONS):
-            raise ValueError(f"mode must be 'auto', 'legacy' or one of {list(MODERN_VERSIONS)}; got {mode!r}")
-        from mcp.shared.exceptions import warn_deprecated
-
-        if self.sampling_callback is not None:
-            warn_deprecated("sampling")
-        if self.list_roots_callback is not None:
-            warn_deprecated("roots")
+        if mode not in ("legacy", "auto") and mode not in MODERN_VERSIONS:
+            hint = f" ({mode!r} is a handshake-era version; use mode='legacy')" if mode in HANDSHAKE_VERSIONS else ""
+            raise ValueError(f"mode must be 'legacy', 'auto', or one of {list(MODERN_VERSIONS)}; got {mode!r}{hint}")
         if self.extensions is not None:
             from mcp.client.extensions import fold_extensions
 
@@ -121,7 +113,7 @@ class Client:
 
     async def __aenter__(self) -> Client:
         if self._used:
-            raise RuntimeError("A Client can be entered only once; create a new Client to reconnect")
+            raise RuntimeError("Client is already entered; cannot reenter")
         self._used = True
         stack = AsyncExitStack()
         await stack.__aenter__()
@@ -170,24 +162,16 @@ class Client:
         return open_transport(self.server, raise_exceptions=self.raise_exceptions)
 
     async def _connect(self, session: ClientSession) -> None:
-        from mcp.client._probe import discover_with_retry, negotiate_auto
+        from mcp.client._probe import negotiate_auto
 
         mode = self.mode
         if mode == "legacy":
             await session.initialize(LATEST_HANDSHAKE_VERSION)
-            return
-        if self.prior_discover is not None:  # adopted as is, no round trip
-            session.adopt(self.prior_discover)
-            if mode != "auto":
-                session.use_modern(mode)
-            return
-        if mode == "auto":
+        elif mode == "auto":  # `prior_discover` plays no part: the server is asked
             await negotiate_auto(session)
-            return
-        # A pinned version still asks `server/discover` first (the official client adopts it with
-        # no round trip): the answer gives capabilities and server info, and a refusal naming a
-        # supported version is retried at once instead of failing the first real request.
-        await discover_with_retry(session, mode, mode)
+        else:  # a pin sends nothing: it adopts what it was given (or knows nothing but the version)
+            session.adopt(self.prior_discover or _synthesize_discover(mode))
+            session.use_modern(mode)
 
     @property
     def session(self) -> ClientSession:
@@ -213,10 +197,8 @@ class Client:
 
     # -- requests -----------------------------------------------------------------------------
 
+    @deprecated_verb(_deprecated.PING)
     async def send_ping(self, *, meta: dict[str, Any] | None = None) -> Any:
-        from mcp.shared.exceptions import warn_deprecated
-
-        warn_deprecated("ping")
         return await self.session.send_ping(meta=meta)
 
     async def list_tools(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
@@ -377,34 +359,30 @@ class Client:
     async def complete(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, str] | None = None) -> Any:
         return await self.session.complete(ref, argument, context_arguments)
 
+    @deprecated_verb(_deprecated.SUBSCRIBE)
     async def subscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
         return await self.session.subscribe_resource(uri, meta=meta)
 
+    @deprecated_verb(_deprecated.UNSUBSCRIBE)
     async def unsubscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
         return await self.session.unsubscribe_resource(uri, meta=meta)
 
+    @deprecated_verb(_deprecated.LOGGING)
     async def set_logging_level(self, level: str, *, meta: dict[str, Any] | None = None) -> Any:
-        from mcp.shared.exceptions import warn_deprecated
-
-        warn_deprecated("logging")
         return await self.session.set_logging_level(level, meta=meta)
 
+    @deprecated_verb(_deprecated.ROOTS)
     async def send_roots_list_changed(self) -> None:
-        from mcp.shared.exceptions import warn_deprecated
-
-        warn_deprecated("roots")
         if self.session._modern_meta is None:
             await self.session.send_roots_list_changed()
 
+    @deprecated_verb(_deprecated.PROGRESS)
     async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
                                          message: str | None = None) -> None:
-        from mcp.shared.exceptions import warn_deprecated
-
-        warn_deprecated("progress")
         await self.session.send_progress_notification(progress_token, progress, total, message)
 
 
-# FastMCP 4.1.6 imports these private helpers of the official module; they are kept here for it.
+# FastMCP 4.1.6 imports these private helpers of the official module.
 @dataclass(frozen=True)
 class _FoldedExtensions:
     """`Client(extensions=...)` in the shapes a session consumes."""
@@ -430,7 +408,7 @@ def _fold_extensions(extensions: Any) -> _FoldedExtensions:  # pyright: ignore[r
                              by_model={claim.model: claim for group in claims.values() for claim in group})
 
 
-def _synthesize_discover(protocol_version: str) -> Any:  # pyright: ignore[reportUnusedFunction]
+def _synthesize_discover(protocol_version: str) -> Any:
     """A minimal `DiscoverResult` for a server known to speak `protocol_version` (nothing else known)."""
     from mcp.types import DiscoverResult, ServerCapabilities
 

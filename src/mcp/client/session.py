@@ -18,6 +18,8 @@ from anyio.abc import TaskGroup
 
 from mcp._engine.peer import Peer, ReadStream, WriteStream
 from mcp._protocol import messages as m
+from mcp.client import _deprecated
+from mcp.client._deprecated import deprecated_verb
 from mcp.client.context import ClientRequestContext as ClientRequestContext
 from mcp.client.context import ElicitationFnT as ElicitationFnT
 from mcp.client.context import ListRootsFnT as ListRootsFnT
@@ -561,14 +563,17 @@ class ClientSession:
         return _types().ListPromptsResult.model_validate(
             await self.send_request_raw("prompts/list", _paginated(cursor, meta, params)))
 
+    @deprecated_verb(_deprecated.SUBSCRIBE)
     async def subscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
         return _types().EmptyResult.model_validate(
             await self.send_request_raw("resources/subscribe", _with_meta({"uri": str(uri)}, meta)))
 
+    @deprecated_verb(_deprecated.UNSUBSCRIBE)
     async def unsubscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
         return _types().EmptyResult.model_validate(
             await self.send_request_raw("resources/unsubscribe", _with_meta({"uri": str(uri)}, meta)))
 
+    @deprecated_verb(_deprecated.LOGGING)
     async def set_logging_level(self, level: str, *, meta: dict[str, Any] | None = None) -> Any:
         return _types().EmptyResult.model_validate(
             await self.send_request_raw("logging/setLevel", _with_meta({"level": level}, meta)))
@@ -579,9 +584,11 @@ class ClientSession:
             params["context"] = {"arguments": context_arguments}
         return _types().CompleteResult.model_validate(await self.send_request_raw("completion/complete", params))
 
+    @deprecated_verb(_deprecated.ROOTS)
     async def send_roots_list_changed(self) -> None:
         await self.peer.send_notification("notifications/roots/list_changed")
 
+    @deprecated_verb(_deprecated.PROGRESS)
     async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
                                          message: str | None = None, *, meta: dict[str, Any] | None = None) -> None:
         params: dict[str, Any] = {"progressToken": progress_token, "progress": progress}
