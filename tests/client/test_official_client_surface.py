@@ -252,3 +252,36 @@ async def test_the_private_client_helpers_fastmcp_imports_work() -> None:
     async with Client(tools_server(), mode="legacy") as client:
         await negotiate_auto(client.session)  # a server that speaks both eras ends up stateless
         assert client.session.discover_result is not None
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_slow_progress_callback_does_not_hold_up_the_result(mode: str) -> None:
+    import anyio
+
+    from mcp.server.mcpserver import Context
+
+    mcp = MCPServer("progress")
+
+    @mcp.tool()
+    async def work(ctx: Context) -> str:
+        await ctx.report_progress(1, 2)
+        await ctx.report_progress(2, 2)
+        return "done"
+
+    release, done = anyio.Event(), anyio.Event()
+    finished: list[float] = []
+
+    async def gated(progress: float, total: float | None, message: str | None) -> None:
+        await release.wait()
+        finished.append(progress)
+        if len(finished) == 2:
+            done.set()
+
+    async with Client(mcp, mode=mode) as client:
+        with anyio.fail_after(5):
+            result = await client.call_tool("work", {}, progress_callback=gated)
+        assert finished == [] and result.content == [TextContent(text="done")]
+        release.set()
+        with anyio.fail_after(5):
+            await done.wait()
+    assert sorted(finished) == [1, 2]

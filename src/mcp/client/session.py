@@ -397,7 +397,7 @@ class ClientSession:
         await self.peer.send_notification(notification.method, wire)
 
     async def send_ping(self, *, meta: dict[str, Any] | None = None) -> Any:
-        return _types().EmptyResult.model_validate(await self.send_request_raw("ping", _meta_only(meta)))
+        return _types().EmptyResult.model_validate(await self.send_request_raw("ping", _with_meta({}, meta) or None))
 
     async def list_tools(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None,
                          params: Any = None) -> Any:
@@ -663,7 +663,10 @@ class ClientSession:
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))
             if callback is not None:
-                await callback(params.get("progress", 0), params.get("total"), params.get("message"))
+                # Off the receive loop (in order, with the other deliveries): a slow callback must
+                # not hold up the result.
+                update = (params.get("progress", 0), params.get("total"), params.get("message"))
+                await self._deliver_later(_report_progress, (callback, update))
         if method in _NEVER_SURFACED:
             return
         version = self.protocol_version or _FALLBACK_VERSION
@@ -749,6 +752,14 @@ class ClientSession:
             logger.exception("the notification binding for %s raised", binding.method)
 
 
+async def _report_progress(item: tuple[ProgressCallback, tuple[Any, Any, Any]]) -> None:
+    callback, update = item
+    try:
+        await callback(*update)
+    except Exception:
+        logger.exception("a progress callback raised")
+
+
 def _validate(model: Any, params: dict[str, Any]) -> Any:
     from pydantic import TypeAdapter, ValidationError
 
@@ -776,10 +787,6 @@ def _with_meta(params: dict[str, Any], meta: dict[str, Any] | None) -> dict[str,
     if meta:
         params["_meta"] = dict(meta)
     return params
-
-
-def _meta_only(meta: dict[str, Any] | None) -> dict[str, Any] | None:
-    return {"_meta": dict(meta)} if meta else None
 
 
 def _wire(value: Any) -> Any:
