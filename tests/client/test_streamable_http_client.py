@@ -315,6 +315,8 @@ async def test_with_json_responses_progress_arrives_on_the_standalone_get_stream
         async with Client(f"{base}/mcp", mode="legacy") as client:
             result = await client.call_tool("count_slowly", {"steps": 2}, progress_callback=on_progress)
             assert result.content[0].text == "counted 2"
+            while len(seen) < 2:  # callbacks run off the receive loop: they may finish after the result
+                await anyio.sleep(0.01)
     assert seen == [1, 2]
 
 

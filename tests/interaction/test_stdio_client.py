@@ -52,7 +52,7 @@ async def test_a_client_cannot_be_entered_twice() -> None:
         client = Client(_params())
         async with client:
             pass
-        with pytest.raises(RuntimeError, match="entered only once"):
+        with pytest.raises(RuntimeError, match="cannot reenter"):
             async with client:
                 pass
 

@@ -37,7 +37,7 @@ def stepping_server(security: RequestStateSecurity) -> MCPServer:
 async def test_a_str_key_seals_and_opens_request_state() -> None:
     assert len(DOCS_KEY) == 32
     async with Client(stepping_server(RequestStateSecurity(keys=[DOCS_KEY]))) as client:
-        first = await client.session.call_tool("step", {})
+        first = await client.session.call_tool("step", {}, allow_input_required=True)
         assert isinstance(first, InputRequiredResult) and first.request_state not in (None, "step-1")
         final = await client.session.call_tool("step", {}, input_responses={}, request_state=first.request_state)
     assert final.content == [TextContent(text="resumed from step-1")]
@@ -47,7 +47,7 @@ async def test_a_str_key_is_its_utf8_bytes() -> None:
     as_text = stepping_server(RequestStateSecurity(keys=["é" * 16]))  # 32 bytes in UTF-8
     as_bytes = stepping_server(RequestStateSecurity(keys=[("é" * 16).encode()]))
     async with Client(as_text) as client:
-        first = await client.session.call_tool("step", {})
+        first = await client.session.call_tool("step", {}, allow_input_required=True)
     async with Client(as_bytes) as client:
         final = await client.session.call_tool("step", {}, input_responses={}, request_state=first.request_state)
     assert final.content == [TextContent(text="resumed from step-1")]
@@ -84,7 +84,7 @@ def test_ephemeral_takes_a_ttl_and_an_audience() -> None:
 async def test_without_principal_binding_state_still_round_trips() -> None:
     security = RequestStateSecurity(keys=[os.urandom(32)], bind_principal=None)
     async with Client(stepping_server(security)) as client:
-        first = await client.session.call_tool("step", {})
+        first = await client.session.call_tool("step", {}, allow_input_required=True)
         final = await client.session.call_tool("step", {}, input_responses={}, request_state=first.request_state)
     assert final.content == [TextContent(text="resumed from step-1")]
 
@@ -101,7 +101,7 @@ async def test_the_low_level_boundary_seals_a_dict_input_required_result() -> No
     server = Server("low", on_call_tool=call_tool)
     server.middleware.append(RequestStateBoundary(RequestStateSecurity(keys=[DOCS_KEY]), default_audience="low"))
     async with Client(server) as client:
-        first = await client.session.call_tool("step", {})
+        first = await client.session.call_tool("step", {}, allow_input_required=True)
         assert isinstance(first, InputRequiredResult)
         assert first.request_state is not None and "round-1" not in first.request_state
         final = await client.session.call_tool("step", {}, input_responses={}, request_state=first.request_state)

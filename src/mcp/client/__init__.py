@@ -22,7 +22,7 @@ _OWNER = {
     "InputRequiredRoundsExceededError": "mcp.shared.exceptions",
     "Client": "mcp.client.client",
     "ClientSession": "mcp.client.session",
-    "ClientRequestContext": "mcp.client.session",
+    "ClientRequestContext": "mcp.client.context",
     "IncomingMessage": "mcp.client.session",
     "Transport": "mcp.client.client",
     "StdioServerParameters": "mcp.client.stdio",
@@ -46,7 +46,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from mcp.client.client import Client as Client
     from mcp.client.client import Transport as Transport
-    from mcp.client.session import ClientRequestContext as ClientRequestContext
+    from mcp.client.context import ClientRequestContext as ClientRequestContext
     from mcp.client.session import ClientSession as ClientSession
     from mcp.client.session import IncomingMessage as IncomingMessage
     from mcp.client.sse import sse_client as sse_client

@@ -10,17 +10,33 @@ always does the handshake; `mode="2026-07-28"` pins the stateless wire.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from typing import Any, Protocol, cast
+from dataclasses import KW_ONLY, dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 
+from mcp.client import _deprecated
+from mcp.client._deprecated import deprecated_verb
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError, single_leaf
-from mcp.types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
+from mcp.types.jsonrpc import INVALID_PARAMS
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
 
-_DEFAULT_CACHE: Any = object()
+if TYPE_CHECKING:
+    from mcp.client.caching import CacheConfig, ClientResponseCache
+    from mcp.client.context import ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
+    from mcp.client.extensions import ClientExtension
+    from mcp.client.session import MessageHandlerFnT
+    from mcp.types import DiscoverResult, Implementation, LoggingLevel, SamplingCapability
+
+
+
+def _default_cache() -> CacheConfig:
+    from mcp.client.caching import CacheConfig
+
+    return CacheConfig()
 
 
 class Transport(AbstractAsyncContextManager[tuple[Any, Any]], Protocol):
@@ -28,73 +44,76 @@ class Transport(AbstractAsyncContextManager[tuple[Any, Any]], Protocol):
     write_stream)` pair of a connection (`SessionMessage | Exception` in, `SessionMessage` out)."""
 
 
+@dataclass(eq=False)
 class Client:
-    def __init__(
-        self,
-        server: Any,
-        *,
-        raise_exceptions: bool = False,
-        read_timeout_seconds: float | None = None,
-        sampling_callback: Any = None,
-        sampling_capabilities: Any = None,
-        list_roots_callback: Any = None,
-        logging_callback: Any = None,
-        log_level: str | None = None,
-        message_handler: Any = None,
-        client_info: Any = None,
-        mode: str = "auto",
-        prior_discover: Any = None,
-        elicitation_callback: Any = None,
-        input_required_max_rounds: int = 10,
-        extensions: Any = None,
-        cache: Any = _DEFAULT_CACHE,
-    ) -> None:
-        if mode in HANDSHAKE_VERSIONS:
-            raise ValueError(
-                f"mode={mode!r} is a handshake-era protocol version; use mode='legacy' to speak it "
-                "(the server then negotiates the version in initialize)"
-            )
-        if mode not in ("auto", "legacy", *MODERN_VERSIONS):
-            raise ValueError(f"mode must be 'auto', 'legacy' or one of {list(MODERN_VERSIONS)}; got {mode!r}")
-        from mcp.shared.exceptions import warn_deprecated
+    """One MCP connection, opened on entering `async with`: every constructor argument stays
+    readable as an attribute of the same name."""
 
-        if sampling_callback is not None:
-            warn_deprecated("sampling")
-        if list_roots_callback is not None:
-            warn_deprecated("roots")
-        self._server = server
-        self._mode = mode
-        self._prior_discover = prior_discover
-        self._raise_exceptions = raise_exceptions
-        self._session_kwargs: dict[str, Any] = {
-            "read_timeout_seconds": read_timeout_seconds, "sampling_callback": sampling_callback,
-            "sampling_capabilities": sampling_capabilities, "list_roots_callback": list_roots_callback,
-            "logging_callback": logging_callback, "message_handler": message_handler, "client_info": client_info,
-            "elicitation_callback": elicitation_callback, "log_level": log_level,
-        }
-        self.input_required_max_rounds = input_required_max_rounds
-        self._session: ClientSession | None = None
-        self._stack: AsyncExitStack | None = None
-        self._used = False
-        self._tools: dict[str, Any] = {}
-        self._validators: dict[str, tuple[Any, Any]] = {}
-        if cache is _DEFAULT_CACHE:
-            from mcp.client.caching import CacheConfig
+    server: Any
+    """What to connect to: an `MCPServer`/`Server` (in process), a `StdioServerParameters`, a URL
+    (Streamable HTTP), or any `Transport`."""
+    _: KW_ONLY
+    raise_exceptions: bool = False
+    """In process: let a handler's exception propagate instead of answering with an error."""
+    read_timeout_seconds: float | None = None
+    """How long a request waits for its answer (None: no limit)."""
+    sampling_callback: SamplingFnT | None = None
+    sampling_capabilities: SamplingCapability | None = None
+    """Sampling sub-capabilities declared with `sampling_callback` (no effect without it)."""
+    list_roots_callback: ListRootsFnT | None = None
+    logging_callback: LoggingFnT | None = None
+    log_level: LoggingLevel | None = None
+    """On the stateless wire, the log level every request opts in to (None: no log messages)."""
+    message_handler: MessageHandlerFnT | None = None
+    client_info: Implementation | None = None
+    mode: str = "auto"
+    """"auto" (discover, then fall back to initialize), "legacy" (initialize), or a stateless-era
+    protocol version to pin."""
+    prior_discover: DiscoverResult | None = None
+    """A `DiscoverResult` already in hand, adopted with no round trip."""
+    elicitation_callback: ElicitationFnT | None = None
+    input_required_max_rounds: int = 10
+    """How many `InputRequiredResult` rounds `call_tool`/`get_prompt`/`read_resource` answer."""
+    extensions: Sequence[ClientExtension] | None = None
+    """Client extensions: their capability ads, result claims and notification bindings."""
+    cache: CacheConfig | None = field(default_factory=_default_cache)
+    """The response cache for the cacheable verbs (None: no cache)."""
+    _session: ClientSession | None = field(init=False, default=None, repr=False)
+    _stack: AsyncExitStack | None = field(init=False, default=None, repr=False)
+    _used: bool = field(init=False, default=False, repr=False)
+    _cache: ClientResponseCache | None = field(init=False, default=None, repr=False)
+    _folded: list[Any] = field(init=False, default_factory=list[Any], repr=False)
 
-            cache = CacheConfig()
-        self._cache_config = cache
-        self._cache: Any = None
-        self._extensions: list[Any] = []
-        if extensions is not None:
+    def __post_init__(self) -> None:
+        mode = self.mode
+        if mode not in ("legacy", "auto") and mode not in MODERN_VERSIONS:
+            hint = f" ({mode!r} is a handshake-era version; use mode='legacy')" if mode in HANDSHAKE_VERSIONS else ""
+            raise ValueError(f"mode must be 'legacy', 'auto', or one of {list(MODERN_VERSIONS)}; got {mode!r}{hint}")
+        if self.extensions is not None:
             from mcp.client.extensions import fold_extensions
 
-            self._extensions = fold_extensions(extensions)
+            self._folded = fold_extensions(self.extensions)
+        if self.cache is not None:
+            from mcp.client.caching import ClientResponseCache
+
+            self._cache = ClientResponseCache.for_client(
+                self.cache, self.server if isinstance(self.server, str) else None,
+                lambda: self._session.protocol_version if self._session is not None else None)
+
+    def _session_kwargs(self) -> dict[str, Any]:
+        return {
+            "read_timeout_seconds": self.read_timeout_seconds, "sampling_callback": self.sampling_callback,
+            "sampling_capabilities": self.sampling_capabilities, "list_roots_callback": self.list_roots_callback,
+            "logging_callback": self.logging_callback, "message_handler": self.message_handler,
+            "client_info": self.client_info, "elicitation_callback": self.elicitation_callback,
+            "log_level": self.log_level,
+        }
 
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def __aenter__(self) -> Client:
         if self._used:
-            raise RuntimeError("A Client can be entered only once; create a new Client to reconnect")
+            raise RuntimeError("Client is already entered; cannot reenter")
         self._used = True
         stack = AsyncExitStack()
         await stack.__aenter__()
@@ -102,16 +121,12 @@ class Client:
             read_stream, write_stream = await stack.enter_async_context(self._transport())
             tg = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tg.cancel_scope.cancel)
-            session = ClientSession(read_stream, write_stream, **self._session_kwargs)
-            if self._extensions:
-                session.extensions = self._extensions
+            session = ClientSession(read_stream, write_stream, **self._session_kwargs())
+            if self._folded:
+                session.extensions = self._folded
             tg.start_soon(session.peer.run)
             self._session = session
-            if self._cache_config is not None:
-                from mcp.client.caching import ResponseCache, target_identity
-
-                self._cache = ResponseCache(self._cache_config, target_identity(
-                    self._server if isinstance(self._server, str) else None, self._cache_config))
+            if self._cache is not None:
                 session.notification_hooks.append(self._evict_on_notification)
             await self._connect(session)
         except BaseException as exc:
@@ -144,40 +159,19 @@ class Client:
     def _transport(self) -> Any:
         from mcp.client.transports import open_transport
 
-        return open_transport(self._server, raise_exceptions=self._raise_exceptions)
+        return open_transport(self.server, raise_exceptions=self.raise_exceptions)
 
     async def _connect(self, session: ClientSession) -> None:
-        mode = self._mode
+        from mcp.client._probe import negotiate_auto
+
+        mode = self.mode
         if mode == "legacy":
             await session.initialize(LATEST_HANDSHAKE_VERSION)
-            return
-        if self._prior_discover is not None:  # adopted as is, no round trip
-            session.adopt(self._prior_discover)
-            if mode != "auto":
-                session.use_modern(mode)
-            return
-        # A pinned version still asks `server/discover` first (the official client adopts it with
-        # no round trip): the answer gives capabilities and server info, and a refusal naming a
-        # supported version is retried at once instead of failing the first real request.
-        version = MODERN_VERSIONS[-1] if mode == "auto" else mode
-        try:
-            await self._discover(session, version)
-        except MCPError:
-            if mode != "auto":
-                raise
-            await session.initialize(LATEST_HANDSHAKE_VERSION)
-
-    async def _discover(self, session: ClientSession, version: str) -> None:
-        """`server/discover` at `version`. A server that refuses the version as unsupported (-32022)
-        but lists one this client may speak (in pinned mode only the pinned one) is asked once more,
-        at the newest such version."""
-        try:
-            await session.discover(version)
-        except MCPError as exc:
-            retry = _retry_version(exc, self._mode)
-            if retry is None:
-                raise
-            await session.discover(retry)
+        elif mode == "auto":  # `prior_discover` plays no part: the server is asked
+            await negotiate_auto(session)
+        else:  # a pin sends nothing: it adopts what it was given (or knows nothing but the version)
+            session.adopt(self.prior_discover or _synthesize_discover(mode))
+            session.use_modern(mode)
 
     @property
     def session(self) -> ClientSession:
@@ -203,23 +197,21 @@ class Client:
 
     # -- requests -----------------------------------------------------------------------------
 
-    async def send_ping(self) -> Any:
-        from mcp.shared.exceptions import warn_deprecated
-
-        warn_deprecated("ping")
-        return await self.session.send_ping()
+    @deprecated_verb(_deprecated.PING)
+    async def send_ping(self, *, meta: dict[str, Any] | None = None) -> Any:
+        return await self.session.send_ping(meta=meta)
 
     async def list_tools(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                          cache_mode: str = "use") -> Any:
         result = await self._cached("tools/list", cursor, meta, cache_mode, "ListToolsResult")
-        for tool in result.tools:
-            self._tools[tool.name] = tool
-        return result
+        # A listing served from the cache never reached the session: it learns the schemas here.
+        return self.session._absorb_tool_listing(result)
 
     async def _cached(self, method: str, cursor: str | None, meta: dict[str, Any] | None, cache_mode: str,
                       model_name: str, subject: str = "", params: dict[str, Any] | None = None) -> Any:
-        """One cacheable request through the response cache (cursor-less calls only; a call with
-        `meta` always reaches the server)."""
+        """One cacheable request through the response cache: cursor-less calls only (a failing
+        cursor, `INVALID_PARAMS`, evicts the listing), and a call with `meta` always reaches the
+        server. An `input_required` answer comes back as its wire dict, never cached."""
         import mcp.types
         from mcp.client.session import _paginated
 
@@ -231,33 +223,39 @@ class Client:
             params = _paginated(cursor, meta)
         elif meta:
             params = {**params, "_meta": dict(meta)}
+
+        async def fetch() -> Any:
+            raw = await session.send_request_raw(method, params)
+            return raw if raw.get("resultType") == "input_required" else model.model_validate(raw)
+
         cache = self._cache
-        if cache is None or cache_mode == "bypass" or cursor is not None:
-            return model.model_validate(await session.send_request_raw(method, params))
-        version = session.protocol_version or ""
-        if cache_mode == "use" and not meta:
-            hit = await cache.lookup(version, method, subject)
+        if cache is None or cache_mode == "bypass":
+            return await fetch()
+        if cursor is not None:
+            try:
+                return await fetch()
+            except MCPError as exc:
+                if exc.code == INVALID_PARAMS:  # an expired cursor: the listing changed
+                    await cache.evict_method(method)
+                raise
+        if meta:
+            cache_mode = "refresh"
+        if cache_mode == "use":
+            hit = await cache.read(method, subject)
             if hit is not None:
-                return model.model_validate(hit)
-        raw = await session.send_request_raw(method, params)
-        if raw.get("resultType") != "input_required":
-            await cache.store(version, session._modern_meta is not None, method, raw, subject)
-        return model.model_validate(raw) if raw.get("resultType") != "input_required" else raw
+                return hit
+        generation = cache.capture(method, subject)
+        result: Any = await fetch()
+        if isinstance(result, dict):
+            if cache_mode == "refresh":  # the refresh superseded the warm entry, which cannot stay
+                await cache.evict_key(method, subject)
+        else:
+            await cache.write(method, subject, result, generation, "refresh" if cache_mode == "refresh" else "use")
+        return cast("Any", result)
 
     async def _evict_on_notification(self, method: str, params: dict[str, Any]) -> None:
-        from mcp.client.caching import EVICTS
-
-        cache = self._cache
-        session = self._session
-        if cache is None or session is None:
-            return
-        version = session.protocol_version or ""
-        if method in EVICTS:
-            await cache.evict(version, EVICTS[method])
-            if method == "notifications/resources/list_changed":
-                await cache.evict(version, "resources/templates/list")
-        elif method == "notifications/resources/updated" and "uri" in params:
-            await cache.evict(version, "resources/read", str(params["uri"]))
+        if self._cache is not None:
+            await self._cache.evict_for(method, params)
 
     def listen(self, *, tools_list_changed: bool = False, prompts_list_changed: bool = False,
                resources_list_changed: bool = False, resource_subscriptions: Any = (),
@@ -282,18 +280,18 @@ class Client:
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
             return await session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
                                            input_responses=responses, request_state=state,
-                                           allow_claimed=bool(self._extensions))
+                                           allow_input_required=True, allow_claimed=bool(self._folded))
 
         result = await self._drive(one_round, input_responses, request_state)
-        if self._extensions and type(result).__name__ != "CallToolResult":
+        if self._folded and type(result).__name__ != "CallToolResult":
             from mcp.client.extensions import ClaimContext
 
             claim = session._claim_for(getattr(result, "result_type", None) or "")
             if claim is not None:
                 result = await claim.resolve(
                     result, ClaimContext(session=session, tool_name=name, read_timeout_seconds=read_timeout_seconds))
-        if not result.is_error:
-            await self._check_structured(name, result)
+                if not result.is_error:  # the direct path's check, for the resolver's result
+                    await session.validate_tool_result(name, result)
         return result
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *,
@@ -302,7 +300,8 @@ class Client:
         session = self.session
 
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
-            return await session.get_prompt(name, arguments, meta=meta, input_responses=responses, request_state=state)
+            return await session.get_prompt(name, arguments, meta=meta, input_responses=responses, request_state=state,
+                                            allow_input_required=True)
 
         return await self._drive(one_round, input_responses, request_state)
 
@@ -319,35 +318,31 @@ class Client:
 
             irr = InputRequiredResult.model_validate(first)
             requests = irr.input_requests or {}
-            input_responses = {key: await session.answer_input_request(r) for key, r in requests.items()}
+            input_responses = {key: await session.answer_input_request(r, key) for key, r in requests.items()}
             request_state = irr.request_state
 
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
-            return await session.read_resource(uri, meta=meta, input_responses=responses, request_state=state)
+            return await session.read_resource(uri, meta=meta, input_responses=responses, request_state=state,
+                                               allow_input_required=True)
 
         return await self._drive(one_round, input_responses, request_state)
 
     async def _drive(self, one_round: Any, responses: dict[str, Any] | None, state: str | None) -> Any:
-        """Retry with answers until the server returns a final result (bounded by
-        `input_required_max_rounds`); a round with only `requestState` backs off 50-250 ms."""
-        from mcp.shared.exceptions import InputRequiredRoundsExceededError
-        from mcp.types import InputRequiredResult
+        """One round, then retry with answers until the server returns a final result (bounded by
+        `input_required_max_rounds`)."""
+        from mcp.client._input_required import run_input_required_driver
+        from mcp.client.context import ClientRequestContext
 
-        rounds = 0
-        delay = 0.05
-        while True:
-            result = await one_round(responses, state)
-            if not isinstance(result, InputRequiredResult):
-                return result
-            rounds += 1
-            if rounds > self.input_required_max_rounds:
-                raise InputRequiredRoundsExceededError(self.input_required_max_rounds)
-            requests = result.input_requests or {}
-            responses = {key: await self.session.answer_input_request(request) for key, request in requests.items()}
-            state = result.request_state
-            if not requests:
-                await anyio.sleep(delay)
-                delay = min(delay * 2, 0.25)
+        session = self.session
+
+        async def dispatch(key: str, request: Any) -> Any:
+            meta = request.params.meta if request.params is not None else None
+            return await session.dispatch_input_request(
+                ClientRequestContext(session=session, request_id=key, meta=meta), request)
+
+        first = await one_round(responses, state)
+        return await run_input_required_driver(first, dispatch=dispatch, retry=one_round,
+                                               max_rounds=self.input_required_max_rounds)
 
     async def list_resources(self, *, cursor: str | None = None, meta: dict[str, Any] | None = None,
                              cache_mode: str = "use") -> Any:
@@ -364,72 +359,77 @@ class Client:
     async def complete(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, str] | None = None) -> Any:
         return await self.session.complete(ref, argument, context_arguments)
 
-    async def subscribe_resource(self, uri: Any) -> Any:
-        return await self.session.subscribe_resource(uri)
+    @deprecated_verb(_deprecated.SUBSCRIBE)
+    async def subscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
+        return await self.session.subscribe_resource(uri, meta=meta)
 
-    async def unsubscribe_resource(self, uri: Any) -> Any:
-        return await self.session.unsubscribe_resource(uri)
+    @deprecated_verb(_deprecated.UNSUBSCRIBE)
+    async def unsubscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
+        return await self.session.unsubscribe_resource(uri, meta=meta)
 
-    async def set_logging_level(self, level: str) -> Any:
-        from mcp.shared.exceptions import warn_deprecated
+    @deprecated_verb(_deprecated.LOGGING)
+    async def set_logging_level(self, level: str, *, meta: dict[str, Any] | None = None) -> Any:
+        return await self.session.set_logging_level(level, meta=meta)
 
-        warn_deprecated("logging")
-        return await self.session.set_logging_level(level)
-
+    @deprecated_verb(_deprecated.ROOTS)
     async def send_roots_list_changed(self) -> None:
-        from mcp.shared.exceptions import warn_deprecated
-
-        warn_deprecated("roots")
         if self.session._modern_meta is None:
             await self.session.send_roots_list_changed()
 
+    @deprecated_verb(_deprecated.PROGRESS)
     async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
                                          message: str | None = None) -> None:
-        from mcp.shared.exceptions import warn_deprecated
-
-        warn_deprecated("progress")
         await self.session.send_progress_notification(progress_token, progress, total, message)
 
-    async def _check_structured(self, name: str, result: Any) -> None:
-        tool = self._tools.get(name)
-        if tool is None:
-            await self._refresh_tools()
-            tool = self._tools.get(name)
-        schema = None if tool is None else tool.output_schema
-        if schema is None:
-            return
-        if result.structured_content is None:
-            raise RuntimeError(f"Invalid structured content returned by tool {name}: the tool declares an output "
-                               "schema but returned no structured content")
-        cached = self._validators.get(name)
-        if cached is None or cached[0] is not schema:
-            from mcp.client.output_validation import compile_validator
 
-            cached = (schema, compile_validator(schema))
-            self._validators[name] = cached
-        error = cached[1](result.structured_content)
-        if error is not None:
-            raise RuntimeError(f"Invalid structured content returned by tool {name}: {error}")
+# FastMCP 4.1.6 imports these private helpers of the official module.
+@dataclass(frozen=True)
+class _FoldedExtensions:
+    """`Client(extensions=...)` in the shapes a session consumes."""
 
-    async def _refresh_tools(self) -> None:
-        cursor: str | None = None
-        while True:
-            page = await self.list_tools(cursor=cursor)
-            cursor = page.next_cursor
-            if not cursor:
-                return
+    ad: dict[str, dict[str, Any]] | None
+    claims: dict[str, tuple[Any, ...]] | None
+    bindings: tuple[Any, ...] | None
+    by_model: dict[type, Any]
 
 
-def _retry_version(error: MCPError, mode: str) -> str | None:
-    """The version to retry `server/discover` with after `error`, or None: for an
-    UnsupportedProtocolVersion error, the newest stateless-era version in its `data.supported` that
-    `mode` allows."""
-    data: Any = error.data
-    if error.code != UNSUPPORTED_PROTOCOL_VERSION or not isinstance(data, dict):
-        return None
-    supported: Any = cast("dict[str, Any]", data).get("supported")
-    if not isinstance(supported, list):
-        return None
-    allowed = MODERN_VERSIONS if mode == "auto" else (mode,)
-    candidates = [version for version in allowed if version in supported]
-    return candidates[-1] if candidates else None
+def _fold_extensions(extensions: Any) -> _FoldedExtensions:  # pyright: ignore[reportUnusedFunction]
+    """Check `extensions` (as `Client` does) and fold them: capability ads by identifier, result
+    claims by identifier, notification bindings, and each claim by its result model."""
+    from mcp.client.extensions import fold_extensions
+
+    folded = fold_extensions(extensions)
+    if not folded:
+        return _FoldedExtensions(ad=None, claims=None, bindings=None, by_model={})
+    claims = {ext.identifier: tuple(ext.claims()) for ext in folded if ext.claims()}
+    bindings = tuple(binding for ext in folded for binding in ext.notifications())
+    return _FoldedExtensions(ad={ext.identifier: ext.settings() for ext in folded}, claims=claims or None,
+                             bindings=bindings or None,
+                             by_model={claim.model: claim for group in claims.values() for claim in group})
+
+
+def _synthesize_discover(protocol_version: str) -> Any:
+    """A minimal `DiscoverResult` for a server known to speak `protocol_version` (nothing else known)."""
+    from mcp.types import DiscoverResult, ServerCapabilities
+
+    return DiscoverResult(supported_versions=[protocol_version], capabilities=ServerCapabilities(),
+                          result_type="complete", ttl_ms=0, cache_scope="public")
+
+
+def _evicting_message_handler(  # pyright: ignore[reportUnusedFunction]
+    cache: ClientResponseCache, user_handler: MessageHandlerFnT | None
+) -> MessageHandlerFnT:
+    """`user_handler`, preceded by the cache evictions each server notification calls for (a
+    failing eviction is logged; the notification is still delivered)."""
+    import logging
+
+    async def handler(message: Any) -> None:
+        if not isinstance(message, Exception):
+            try:
+                await cache.evict_for_notification(message)
+            except Exception:
+                logging.getLogger("mcp.client").exception("response cache eviction failed")
+        if user_handler is not None:
+            await user_handler(message)
+
+    return handler

@@ -18,6 +18,13 @@ from anyio.abc import TaskGroup
 
 from mcp._engine.peer import Peer, ReadStream, WriteStream
 from mcp._protocol import messages as m
+from mcp.client import _deprecated
+from mcp.client._deprecated import deprecated_verb
+from mcp.client.context import ClientRequestContext as ClientRequestContext
+from mcp.client.context import ElicitationFnT as ElicitationFnT
+from mcp.client.context import ListRootsFnT as ListRootsFnT
+from mcp.client.context import LoggingFnT as LoggingFnT
+from mcp.client.context import SamplingFnT as SamplingFnT
 from mcp.shared.exceptions import MCPError
 from mcp.types import methods as _methods
 from mcp.types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
@@ -37,22 +44,16 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
+    from mcp.client.dispatcher_peer import Dispatcher, DispatcherPeer
     from mcp.client.extensions import ClientExtension, NotificationBinding, ResultClaim
-    from mcp.types import (
-        CreateMessageRequestParams,
-        CreateMessageResult,
-        CreateMessageResultWithTools,
-        ElicitRequestParams,
-        ElicitResult,
-        ErrorData,
-        ListRootsResult,
-        LoggingMessageNotificationParams,
-        ServerNotification,
-    )
+    from mcp.types import ErrorData, ServerNotification
 
 logger = logging.getLogger("mcp.client")
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
+
+DISCOVER_TIMEOUT_SECONDS = 10.0
+"""How long one `server/discover` probe (`send_discover`) waits for the server's answer."""
 
 _FALLBACK_VERSION = "2025-11-25"
 """The revision incoming messages are read at before one is negotiated."""
@@ -60,35 +61,6 @@ _FALLBACK_VERSION = "2025-11-25"
 _NEVER_SURFACED = frozenset({"notifications/cancelled", "notifications/tasks/status"})
 """Server notifications `message_handler` never sees: a cancel is applied by the connection itself,
 and task status (2025-11-25) is not part of the surfaced notification union."""
-
-
-class ClientRequestContext:
-    """What a client callback knows about the server's request."""
-
-    __slots__ = ("meta", "request_id", "session")
-
-    def __init__(self, session: ClientSession, request_id: Any, meta: dict[str, Any] | None) -> None:
-        self.session = session
-        self.request_id = request_id
-        self.meta = meta
-
-
-class SamplingFnT(Protocol):
-    async def __call__(
-        self, context: ClientRequestContext, params: CreateMessageRequestParams
-    ) -> CreateMessageResult | CreateMessageResultWithTools | ErrorData: ...
-
-
-class ElicitationFnT(Protocol):
-    async def __call__(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData: ...
-
-
-class ListRootsFnT(Protocol):
-    async def __call__(self, context: ClientRequestContext) -> ListRootsResult | ErrorData: ...
-
-
-class LoggingFnT(Protocol):
-    async def __call__(self, params: LoggingMessageNotificationParams) -> None: ...
 
 
 if TYPE_CHECKING:
@@ -101,15 +73,34 @@ class MessageHandlerFnT(Protocol):
 
 
 def __getattr__(name: str) -> Any:
-    # `IncomingMessage` names the notification union, which would load every model module: built
-    # on first use so importing the client stays cheap.
+    # These name models, which would load every model module: built on first use so importing the
+    # client stays cheap.
     if name == "IncomingMessage":
         from mcp.types import ServerNotification
 
-        alias = ServerNotification | Exception
-        globals()[name] = alias
-        return alias
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value: Any = ServerNotification | Exception
+    elif name == "DEFAULT_CLIENT_INFO":
+        value = _types().Implementation(name="mcp", version="0.1.0")
+    elif name == "ClientResponse":
+        from pydantic import TypeAdapter
+
+        t = _types()
+        value = TypeAdapter(t.ClientResult | t.ErrorData)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+    from mcp.types import ClientResult, Implementation
+
+    DEFAULT_CLIENT_INFO: Implementation
+    """The `clientInfo` a session sends when none is given."""
+    ClientResponse: TypeAdapter[ClientResult | ErrorData]
+    """Validates what a callback answered a server request with: a client result or an error."""
 
 
 def _types() -> Any:
@@ -119,27 +110,28 @@ def _types() -> Any:
 
 
 class ClientSession:
+    """The client side of one connection: typed requests, and the callbacks that answer the
+    server's requests. Enter it to run the connection, then `initialize()` (or `discover()`)."""
+
     def __init__(
         self,
-        read_stream: ReadStream,
-        write_stream: WriteStream,
+        read_stream: ReadStream | None = None,
+        write_stream: WriteStream | None = None,
         read_timeout_seconds: float | None = None,
-        sampling_callback: Any = None,
-        elicitation_callback: Any = None,
-        list_roots_callback: Any = None,
-        logging_callback: Any = None,
+        sampling_callback: SamplingFnT | None = None,
+        elicitation_callback: ElicitationFnT | None = None,
+        list_roots_callback: ListRootsFnT | None = None,
+        logging_callback: LoggingFnT | None = None,
         message_handler: MessageHandlerFnT | None = None,
-        client_info: Any = None,
+        client_info: Implementation | None = None,
         sampling_capabilities: Any = None,
         *,
         log_level: str | None = None,
         extensions: Mapping[str, dict[str, Any]] | None = None,
         result_claims: Mapping[str, Sequence[ResultClaim[Any]]] | None = None,
         notification_bindings: Sequence[NotificationBinding[Any]] | None = None,
+        dispatcher: Dispatcher | None = None,
     ) -> None:
-        # A transport fault on the read stream goes to `message_handler`, not back as a parse error.
-        self.peer = Peer(read_stream, write_stream, role="client", on_request=self._on_request,
-                         on_notification=self._on_notification, on_unparsable=self._on_transport_error)
         self.read_timeout_seconds = read_timeout_seconds
         self._sampling = sampling_callback
         self._elicitation = elicitation_callback
@@ -149,13 +141,11 @@ class ClientSession:
         """On the stateless wire, the log level every request opts in to unless its `_meta` names one."""
         self._message_handler = message_handler
         self._sampling_capabilities = sampling_capabilities
-        self.client_info = client_info or _types().Implementation(name="mcp", version=_package_version())
-        self.protocol_version: str | None = None
-        self.initialize_result: Any = None
-        self.discover_result: Any = None
-        self.server_info: Any = None
-        self.server_capabilities: Any = None
-        self.instructions: str | None = None
+        self.client_info = client_info or cast("Implementation", __getattr__("DEFAULT_CLIENT_INFO"))
+        self._protocol_version: str | None = None
+        self._initialize_result: Any = None
+        self._discover_result: Any = None
+        self._server_info: Any = None
         self._modern_meta: dict[str, Any] | None = None
         self._progress: dict[Any, ProgressCallback] = {}
         self._subscriptions: dict[str, Any] = {}
@@ -172,6 +162,57 @@ class ClientSession:
         self.notification_hooks: list[Callable[[str, dict[str, Any]], Awaitable[None]]] = []
         """Called for every server notification before it is dispatched (the response cache evicts here)."""
         self._progress_tokens = iter(range(1, 1 << 62))
+        self._output_schemas: dict[str, Any] = {}
+        """The `output_schema` of every tool the last listings named (None: the tool declares none)."""
+        self._validators: dict[str, tuple[Any, Callable[[Any], str | None]]] = {}
+        self.peer: Peer | DispatcherPeer
+        if dispatcher is not None:
+            if read_stream is not None or write_stream is not None:
+                raise ValueError("pass read_stream/write_stream or dispatcher, not both")
+            from mcp.client.dispatcher_peer import DispatcherPeer
+
+            self.peer = DispatcherPeer(dispatcher, self)
+        elif read_stream is None or write_stream is None:
+            raise ValueError("read_stream and write_stream are required when no dispatcher is given")
+        else:
+            # A transport fault on the read stream goes to `message_handler`, not back as a parse error.
+            self.peer = Peer(read_stream, write_stream, role="client", on_request=self._on_request,
+                             on_notification=self._on_notification, on_unparsable=self._on_transport_error)
+
+    # -- what the handshake learnt ------------------------------------------------------------
+
+    @property
+    def initialize_result(self) -> Any:
+        """The server's `InitializeResult`; None unless `initialize()` ran (or one was adopted)."""
+        return self._initialize_result
+
+    @property
+    def discover_result(self) -> Any:
+        """The server's `DiscoverResult`, kept whole; None unless `discover()` ran (or one was adopted)."""
+        return self._discover_result
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated protocol version; None before `initialize()`, `discover()` or `adopt()`."""
+        return self._protocol_version
+
+    @property
+    def server_info(self) -> Any:
+        """The server's `Implementation`; on the stateless wire the optional `serverInfo` stamp of
+        its discover result (None when absent or malformed)."""
+        return self._server_info
+
+    @property
+    def server_capabilities(self) -> Any:
+        """The server's capabilities; None before the handshake."""
+        result = self._discover_result or self._initialize_result
+        return None if result is None else result.capabilities
+
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions text, if any."""
+        result = self._discover_result or self._initialize_result
+        return None if result is None else result.instructions
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -226,16 +267,23 @@ class ClientSession:
 
     def use_modern(self, version: str = LATEST_PROTOCOL_VERSION) -> None:
         """Speak the stateless wire: stamp version, capabilities and client info on every request."""
-        self.protocol_version = version
+        self._protocol_version = version
         self.peer.protocol_version = version
-        self._modern_meta = {
+        self._modern_meta = self._modern_stamp(version)
+
+    def _modern_stamp(self, version: str) -> dict[str, Any]:
+        """The `_meta` every stateless-wire request carries at `version`."""
+        return {
             PROTOCOL_VERSION_META_KEY: version,
             CLIENT_CAPABILITIES_META_KEY: self.capabilities(modern=True, version=version).to_wire(),
             CLIENT_INFO_META_KEY: self.client_info.to_wire(),
         }
 
     async def initialize(self, protocol_version: str = LATEST_HANDSHAKE_VERSION) -> Any:
-        """The handshake: `initialize`, then `notifications/initialized`."""
+        """The handshake: `initialize`, then `notifications/initialized`. Once done, calling it
+        again returns the same result with no wire traffic."""
+        if self._initialize_result is not None:
+            return self._initialize_result
         t = _types()
         raw = await self.peer.send_request("initialize", {
             "protocolVersion": protocol_version,
@@ -253,41 +301,47 @@ class ClientSession:
         wire, at the newest version both sides speak; `RuntimeError` when they share none)."""
         t = _types()
         if isinstance(result, t.InitializeResult):
-            self.initialize_result, self.discover_result = result, None
+            self._initialize_result, self._discover_result = result, None
             self._modern_meta = None
-            self.protocol_version = result.protocol_version
+            self._protocol_version = result.protocol_version
             self.peer.protocol_version = result.protocol_version
-            self.server_info = result.server_info
-        else:
-            result = t.DiscoverResult.model_validate(result)
-            mutual = [version for version in MODERN_VERSIONS if version in result.supported_versions]
-            if not mutual:
-                raise RuntimeError(f"No mutually supported modern protocol version (server: "
-                                   f"{result.supported_versions}, client: {list(MODERN_VERSIONS)})")
-            self._install_discover(result, mutual[-1])
+            self._server_info = result.server_info
             return
-        self.server_capabilities = result.capabilities
-        self.instructions = result.instructions
+        result = t.DiscoverResult.model_validate(result)
+        mutual = [version for version in MODERN_VERSIONS if version in result.supported_versions]
+        if not mutual:
+            raise RuntimeError(f"No mutually supported modern protocol version (server: "
+                               f"{result.supported_versions}, client: {list(MODERN_VERSIONS)})")
+        self._install_discover(result, mutual[-1])
 
     def _install_discover(self, result: Any, version: str) -> None:
         """Speak the stateless wire at `version` with what `result` (a `DiscoverResult`) says."""
+        from pydantic import ValidationError
+
         self.use_modern(version)
-        self.discover_result, self.initialize_result = result, None
+        self._discover_result, self._initialize_result = result, None
         meta: dict[str, Any] = result.meta or {}
         info = meta.get(SERVER_INFO_META_KEY)
-        self.server_info = _types().Implementation.model_validate(info) if info else None
-        self.server_capabilities = result.capabilities
-        self.instructions = result.instructions
+        try:  # the stamp is display-only: a malformed one reads as absent
+            self._server_info = _types().Implementation.model_validate(info) if info is not None else None
+        except ValidationError:
+            self._server_info = None
+
+    async def send_discover(self, version: str) -> dict[str, Any]:
+        """One `server/discover` stamped at `version`; returns the raw result and adopts nothing.
+        Waits `DISCOVER_TIMEOUT_SECONDS`; `MCPError` when the server (or the transport) refuses."""
+        return await self.peer.send_request("server/discover", {"_meta": self._modern_stamp(version)},
+                                            timeout=DISCOVER_TIMEOUT_SECONDS)
 
     async def discover(self, protocol_version: str = LATEST_PROTOCOL_VERSION) -> Any:
         """`server/discover` on the stateless wire; adopts that wire when the server answers."""
         t = _types()
-        self.use_modern(protocol_version)
+        previous = self.peer.protocol_version
+        self.peer.protocol_version = protocol_version
         try:
-            raw = await self.send_request_raw("server/discover", None)
+            raw = await self.send_discover(protocol_version)
         except BaseException:
-            self._modern_meta = None
-            self.protocol_version = None
+            self.peer.protocol_version = previous
             raise
         result = t.DiscoverResult.model_validate(raw)
         self._install_discover(result, protocol_version)
@@ -296,7 +350,8 @@ class ClientSession:
     # -- requests -----------------------------------------------------------------------------
 
     async def send_request_raw(self, method: str, params: dict[str, Any] | None, *, timeout: float | None = None,
-                               progress_callback: ProgressCallback | None = None) -> dict[str, Any]:
+                               progress_callback: ProgressCallback | None = None,
+                               metadata: Any = None) -> dict[str, Any]:
         modern = self._modern_meta
         if modern is not None or progress_callback is not None:
             params = dict(params) if params else {}
@@ -312,44 +367,108 @@ class ClientSession:
                 self._progress[token] = progress_callback
             params["_meta"] = meta
             try:
-                return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds)
+                return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds,
+                                                    metadata=metadata)
             finally:
                 if token is not None:
                     self._progress.pop(token, None)
-        return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds)
+        return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds,
+                                            metadata=metadata)
 
-    async def send_request(self, request: Any, result_type: Any, *, request_read_timeout_seconds: float | None = None) -> Any:
-        """Send a typed request model (anything with `method` and `params`) and validate the result."""
+    async def send_request(self, request: Any, result_type: Any, request_read_timeout_seconds: float | None = None,
+                           metadata: Any = None, progress_callback: ProgressCallback | None = None) -> Any:
+        """Send a typed request model (anything with `method` and `params`) and validate the result
+        with `result_type` (a model class or a `TypeAdapter`). `metadata` travels with the message
+        to the transport (e.g. HTTP resumption hints)."""
         params = request.params
         wire = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params is not None else None
-        raw = await self.send_request_raw(request.method, wire, timeout=request_read_timeout_seconds)
-        return result_type.model_validate(raw)
+        raw = await self.send_request_raw(request.method, wire, timeout=request_read_timeout_seconds,
+                                          progress_callback=progress_callback, metadata=metadata)
+        validate = getattr(result_type, "validate_python", None)
+        return validate(raw) if validate is not None else result_type.model_validate(raw)
 
-    async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
-        await self.peer.send_notification(method, params)
+    async def send_notification(self, notification: Any, params: dict[str, Any] | None = None) -> None:
+        """Send a one-way notification: a typed notification model, or a method name and its params."""
+        if isinstance(notification, str):
+            await self.peer.send_notification(notification, params)
+            return
+        body = notification.params
+        wire = body.model_dump(mode="json", by_alias=True, exclude_none=True) if body is not None else None
+        await self.peer.send_notification(notification.method, wire)
 
-    async def send_ping(self) -> Any:
-        return _types().EmptyResult.model_validate(await self.send_request_raw("ping", None))
+    async def send_ping(self, *, meta: dict[str, Any] | None = None) -> Any:
+        return _types().EmptyResult.model_validate(await self.send_request_raw("ping", _with_meta({}, meta) or None))
 
-    async def list_tools(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
-        return _types().ListToolsResult.model_validate(await self.send_request_raw("tools/list", _paginated(cursor, meta)))
+    async def list_tools(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None,
+                         params: Any = None) -> Any:
+        """One `tools/list` page (`params`: a `PaginatedRequestParams`, or `cursor`/`meta`); the
+        session remembers each listed tool's output schema to check `call_tool` results against."""
+        raw = await self.send_request_raw("tools/list", _paginated(cursor, meta, params))
+        return self._absorb_tool_listing(_types().ListToolsResult.model_validate(raw))
+
+    def _absorb_tool_listing(self, result: Any) -> Any:
+        """Remember the output schema of every tool in a listing (also a listing served from cache)."""
+        for tool in result.tools:
+            self._output_schemas[tool.name] = tool.output_schema
+        return result
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
                         read_timeout_seconds: float | None = None, progress_callback: ProgressCallback | None = None,
                         *, meta: dict[str, Any] | None = None, input_responses: dict[str, Any] | None = None,
-                        request_state: str | None = None, allow_input_required: bool = True,
+                        request_state: str | None = None, allow_input_required: bool = False,
                         allow_claimed: bool = False) -> Any:
-        """One `tools/call` round: a `CallToolResult`, or (2026-07-28) an `InputRequiredResult`."""
+        """One `tools/call` round: a `CallToolResult` (checked against the tool's output schema
+        unless it is an error), or (2026-07-28) an `InputRequiredResult` when
+        `allow_input_required` (without it, `RuntimeError`)."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
-        return await self._round("tools/call", params, "CallToolResult", meta, input_responses, request_state,
-                                 allow_input_required, timeout=read_timeout_seconds, progress_callback=progress_callback,
-                                 allow_claimed=allow_claimed)
+        result = await self._round("tools/call", params, "CallToolResult", meta, input_responses, request_state,
+                                   allow_input_required, timeout=read_timeout_seconds,
+                                   progress_callback=progress_callback, allow_claimed=allow_claimed)
+        if isinstance(result, _types().CallToolResult) and not result.is_error:
+            await self.validate_tool_result(name, result)
+        return result
+
+    async def validate_tool_result(self, name: str, result: Any) -> None:
+        """Check a `CallToolResult` against the tool's declared output schema (listing the tools
+        first when this one is not known yet). `RuntimeError` when it does not conform."""
+        if name not in self._output_schemas:
+            cursor: str | None = None
+            while True:
+                try:
+                    page = await self.list_tools(cursor)
+                except MCPError as exc:
+                    if exc.code != METHOD_NOT_FOUND:
+                        raise
+                    break  # a server with no tools/list: nothing declares a schema
+                cursor = page.next_cursor
+                if not cursor or name in self._output_schemas:
+                    break
+        if name not in self._output_schemas:
+            logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
+            return
+        schema = self._output_schemas[name]
+        if schema is None:
+            return
+        if result.structured_content is None and "structured_content" not in result.model_fields_set:
+            raise RuntimeError(f"Tool {name} has an output schema but did not return structured content")
+        cached = self._validators.get(name)
+        if cached is None or cached[0] is not schema:
+            from mcp.client.output_validation import compile_validator
+
+            try:
+                cached = (schema, compile_validator(schema))
+            except Exception as exc:
+                raise RuntimeError(f"Invalid schema for tool {name}: {exc}") from exc
+            self._validators[name] = cached
+        error = cached[1](result.structured_content)
+        if error is not None:
+            raise RuntimeError(f"Invalid structured content returned by tool {name}: {error}")
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *, meta: dict[str, Any] | None = None,
                          input_responses: dict[str, Any] | None = None, request_state: str | None = None,
-                         allow_input_required: bool = True) -> Any:
+                         allow_input_required: bool = False) -> Any:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
@@ -358,7 +477,7 @@ class ClientSession:
 
     async def read_resource(self, uri: Any, *, meta: dict[str, Any] | None = None,
                             input_responses: dict[str, Any] | None = None, request_state: str | None = None,
-                            allow_input_required: bool = True) -> Any:
+                            allow_input_required: bool = False) -> Any:
         return await self._round("resources/read", {"uri": str(uri)}, "ReadResourceResult", meta, input_responses,
                                  request_state, allow_input_required)
 
@@ -378,7 +497,7 @@ class ClientSession:
         if meta:
             params["_meta"] = dict(meta)
         if input_responses is not None:
-            params["inputResponses"] = input_responses
+            params["inputResponses"] = {key: _wire(response) for key, response in input_responses.items()}
         if request_state is not None:
             params["requestState"] = request_state
         raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback)
@@ -396,37 +515,68 @@ class ClientSession:
             return claimed
         if result_type == "input_required":
             if not allow_input_required:
-                raise MCPError(-32603, f"{method} answered input_required but the caller did not allow it")
+                verb = {"tools/call": "call_tool", "prompts/get": "get_prompt"}.get(method, "read_resource")
+                raise RuntimeError(
+                    "Server returned InputRequiredResult; pass allow_input_required=True to receive it "
+                    f"and retry {verb}(..., input_responses=..., request_state=result.request_state).")
             return t.InputRequiredResult.model_validate(raw)
         return getattr(t, result_name).model_validate(raw)
 
-    async def answer_input_request(self, request: Any) -> dict[str, Any]:
-        """Answer one `inputRequests` entry with the callbacks that answer the same request pushed
-        over the handshake-era back-channel; returns the wire `InputResponse`."""
+    async def dispatch_input_request(self, ctx: ClientRequestContext, request: Any) -> Any:
+        """Answer one input request (`CreateMessageRequest`, `ElicitRequest`, `ListRootsRequest`)
+        with its callback: the callback's result, or `ErrorData` when it declines or none is
+        registered. Shared by server-to-client requests and `InputRequiredResult.input_requests`."""
+        t = _types()
+        method = request.method
+        if method == "sampling/createMessage":
+            if self._sampling is None:
+                return t.ErrorData(code=INVALID_REQUEST, message="Sampling not supported")
+            return await self._sampling(ctx, request.params)
+        if method == "elicitation/create":
+            if self._elicitation is None:
+                return t.ErrorData(code=INVALID_REQUEST, message="Elicitation not supported")
+            return await self._elicitation(ctx, request.params)
+        if method == "roots/list":
+            if self._roots is None:
+                return t.ErrorData(code=INVALID_REQUEST, message="List roots not supported")
+            return await self._roots(ctx)
+        raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
+
+    async def answer_input_request(self, request: Any, key: Any = None) -> dict[str, Any]:
+        """Answer one `inputRequests` entry (a model or its wire dict) as the same request pushed
+        over the handshake-era back-channel would be; returns the wire `InputResponse`."""
         wire = request.to_wire() if hasattr(request, "to_wire") else request
-        return await self._answer(wire["method"], wire.get("params") or {}, None)
+        return await self._answer(wire["method"], wire.get("params") or {}, key)
 
-    async def list_resources(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
+    async def list_resources(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None,
+                             params: Any = None) -> Any:
         return _types().ListResourcesResult.model_validate(
-            await self.send_request_raw("resources/list", _paginated(cursor, meta)))
+            await self.send_request_raw("resources/list", _paginated(cursor, meta, params)))
 
-    async def list_resource_templates(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
+    async def list_resource_templates(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None,
+                                      params: Any = None) -> Any:
         return _types().ListResourceTemplatesResult.model_validate(
-            await self.send_request_raw("resources/templates/list", _paginated(cursor, meta)))
+            await self.send_request_raw("resources/templates/list", _paginated(cursor, meta, params)))
 
-    async def list_prompts(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None) -> Any:
+    async def list_prompts(self, cursor: str | None = None, *, meta: dict[str, Any] | None = None,
+                           params: Any = None) -> Any:
         return _types().ListPromptsResult.model_validate(
-            await self.send_request_raw("prompts/list", _paginated(cursor, meta)))
+            await self.send_request_raw("prompts/list", _paginated(cursor, meta, params)))
 
-    async def subscribe_resource(self, uri: Any) -> Any:
-        return _types().EmptyResult.model_validate(await self.send_request_raw("resources/subscribe", {"uri": str(uri)}))
-
-    async def unsubscribe_resource(self, uri: Any) -> Any:
+    @deprecated_verb(_deprecated.SUBSCRIBE)
+    async def subscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
         return _types().EmptyResult.model_validate(
-            await self.send_request_raw("resources/unsubscribe", {"uri": str(uri)}))
+            await self.send_request_raw("resources/subscribe", _with_meta({"uri": str(uri)}, meta)))
 
-    async def set_logging_level(self, level: str) -> Any:
-        return _types().EmptyResult.model_validate(await self.send_request_raw("logging/setLevel", {"level": level}))
+    @deprecated_verb(_deprecated.UNSUBSCRIBE)
+    async def unsubscribe_resource(self, uri: Any, *, meta: dict[str, Any] | None = None) -> Any:
+        return _types().EmptyResult.model_validate(
+            await self.send_request_raw("resources/unsubscribe", _with_meta({"uri": str(uri)}, meta)))
+
+    @deprecated_verb(_deprecated.LOGGING)
+    async def set_logging_level(self, level: str, *, meta: dict[str, Any] | None = None) -> Any:
+        return _types().EmptyResult.model_validate(
+            await self.send_request_raw("logging/setLevel", _with_meta({"level": level}, meta)))
 
     async def complete(self, ref: Any, argument: dict[str, str], context_arguments: dict[str, str] | None = None) -> Any:
         params: dict[str, Any] = {"ref": ref.to_wire() if hasattr(ref, "to_wire") else ref, "argument": argument}
@@ -434,17 +584,19 @@ class ClientSession:
             params["context"] = {"arguments": context_arguments}
         return _types().CompleteResult.model_validate(await self.send_request_raw("completion/complete", params))
 
+    @deprecated_verb(_deprecated.ROOTS)
     async def send_roots_list_changed(self) -> None:
         await self.peer.send_notification("notifications/roots/list_changed")
 
+    @deprecated_verb(_deprecated.PROGRESS)
     async def send_progress_notification(self, progress_token: Any, progress: float, total: float | None = None,
-                                         message: str | None = None) -> None:
+                                         message: str | None = None, *, meta: dict[str, Any] | None = None) -> None:
         params: dict[str, Any] = {"progressToken": progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
         if message is not None:
             params["message"] = message
-        await self.peer.send_notification("notifications/progress", params)
+        await self.peer.send_notification("notifications/progress", _with_meta(params, meta))
 
     # -- incoming -----------------------------------------------------------------------------
 
@@ -460,28 +612,27 @@ class ClientSession:
         except Exception as exc:
             logger.exception("client callback for %s failed", method)
             response = m.error_response(request_id, -32603, f"Client error: {exc}")
-        await self.peer.send(response, answers=method)
+        peer = self.peer
+        assert isinstance(peer, Peer)  # a dispatcher answers requests itself
+        await peer.send(response, answers=method)
 
     async def _answer(self, method: str, params: dict[str, Any], request_id: Any) -> dict[str, Any]:
         t = _types()
-        ctx = ClientRequestContext(self, request_id, params.get("_meta"))
         if method == "ping":
             return {}
         # Without a callback the request is refused as invalid (-32600), not as an unknown method.
         if method == "elicitation/create":
-            if self._elicitation is None:
-                raise MCPError(INVALID_REQUEST, "Elicitation not supported")
-            out = await self._elicitation(ctx, _validate(t.ElicitRequestParams, params))
+            request: Any = t.ElicitRequest.model_construct(method=method,
+                                                           params=_validate(t.ElicitRequestParams, params))
         elif method == "sampling/createMessage":
-            if self._sampling is None:
-                raise MCPError(INVALID_REQUEST, "Sampling not supported")
-            out = await self._sampling(ctx, _validate(t.CreateMessageRequestParams, params))
+            request = t.CreateMessageRequest.model_construct(method=method,
+                                                             params=_validate(t.CreateMessageRequestParams, params))
         elif method == "roots/list":
-            if self._roots is None:
-                raise MCPError(INVALID_REQUEST, "List roots not supported")
-            out = await self._roots(ctx)
+            request = t.ListRootsRequest.model_construct(method=method, params=None)
         else:
             raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
+        ctx = ClientRequestContext(session=self, request_id=request_id, meta=params.get("_meta"))
+        out = await self.dispatch_input_request(ctx, request)
         if isinstance(out, t.ErrorData):
             raise MCPError(out.code, out.message, out.data)
         return out.to_wire()
@@ -502,15 +653,20 @@ class ClientSession:
             subscription = self._subscriptions.get(subscription_id)
             if subscription is not None:
                 if method == "notifications/subscriptions/acknowledged":
-                    subscription._acknowledge(params.get("notifications") or {})
+                    from mcp.types import SubscriptionFilter
+
+                    subscription.set_acked(SubscriptionFilter.model_validate(params.get("notifications") or {}))
                     return  # the stream's own handshake, never surfaced
                 event = event_for(method, params)
                 if event is not None:
-                    subscription._push(event)
+                    subscription.deliver(event)
         if method == "notifications/progress":
             callback = self._progress.get(params.get("progressToken"))
             if callback is not None:
-                await callback(params.get("progress", 0), params.get("total"), params.get("message"))
+                # Off the receive loop (in order, with the other deliveries): a slow callback must
+                # not hold up the result.
+                update = (params.get("progress", 0), params.get("total"), params.get("message"))
+                await self._deliver_later(_report_progress, (callback, update))
         if method in _NEVER_SURFACED:
             return
         version = self.protocol_version or _FALLBACK_VERSION
@@ -596,6 +752,14 @@ class ClientSession:
             logger.exception("the notification binding for %s raised", binding.method)
 
 
+async def _report_progress(item: tuple[ProgressCallback, tuple[Any, Any, Any]]) -> None:
+    callback, update = item
+    try:
+        await callback(*update)
+    except Exception:
+        logger.exception("a progress callback raised")
+
+
 def _validate(model: Any, params: dict[str, Any]) -> Any:
     from pydantic import TypeAdapter, ValidationError
 
@@ -605,21 +769,26 @@ def _validate(model: Any, params: dict[str, Any]) -> Any:
         raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
 
 
-def _paginated(cursor: str | None, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+def _paginated(cursor: str | None, meta: dict[str, Any] | None, params: Any = None) -> dict[str, Any] | None:
+    """The params of a list request: a `PaginatedRequestParams` as given, else `cursor`/`meta`."""
+    if params is not None:
+        return _wire(params) or None
     if cursor is None and not meta:
         return None
-    params: dict[str, Any] = {}
+    wire: dict[str, Any] = {}
     if cursor is not None:
-        params["cursor"] = cursor
+        wire["cursor"] = cursor
+    if meta:
+        wire["_meta"] = dict(meta)
+    return wire
+
+
+def _with_meta(params: dict[str, Any], meta: dict[str, Any] | None) -> dict[str, Any]:
     if meta:
         params["_meta"] = dict(meta)
     return params
 
 
-def _package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("mcpkit")
-    except PackageNotFoundError:
-        return "0.0.0"
+def _wire(value: Any) -> Any:
+    """A model's wire form (a dict passes through)."""
+    return value.to_wire() if hasattr(value, "to_wire") else value

@@ -7,28 +7,62 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import anyio
+from pydantic import BaseModel, Field
 
+from mcp.client.context import ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import DEFAULT_MAX_SSE_EVENT_SIZE
 from mcp.shared.exceptions import MCPError
 
+if TYPE_CHECKING:
+    from mcp.client.session import MessageHandlerFnT, ProgressCallback
+    from mcp.types import Implementation
 
-@dataclass
-class StreamableHttpParameters:
+
+class SseServerParameters(BaseModel):
+    """Where and how to reach a legacy HTTP+SSE server."""
+
     url: str
-    headers: dict[str, str] | None = None
-    timeout: float = 30.0
-    sse_read_timeout: float = 300.0
-    terminate_on_close: bool = True
-
-
-@dataclass
-class SseServerParameters:
-    url: str
-    headers: dict[str, str] | None = None
+    headers: dict[str, Any] | None = None
     timeout: float = 5.0
+    """Seconds for ordinary HTTP operations."""
     sse_read_timeout: float = 300.0
+    """Seconds the event stream may stay silent."""
+
+
+class StreamableHttpParameters(BaseModel):
+    """Where and how to reach a Streamable HTTP server."""
+
+    url: str
+    headers: dict[str, Any] | None = None
+    timeout: float = 30.0
+    """Seconds for ordinary HTTP operations."""
+    sse_read_timeout: float = 300.0
+    """Seconds a response stream may stay silent."""
+    terminate_on_close: bool = True
+    """End the server's session (`DELETE`) when the connection closes."""
+    max_sse_event_size: int | None = Field(default=DEFAULT_MAX_SSE_EVENT_SIZE, gt=0)
+    """The most bytes one server-sent event may take (None: no limit)."""
+
+
+ServerParameters: TypeAlias = StdioServerParameters | SseServerParameters | StreamableHttpParameters
+"""What `connect_to_server` connects with."""
+
+
+@dataclass
+class ClientSessionParameters:
+    """How each session the group opens is set up (its callbacks, timeouts, identity)."""
+
+    read_timeout_seconds: float | None = None
+    sampling_callback: SamplingFnT | None = None
+    elicitation_callback: ElicitationFnT | None = None
+    list_roots_callback: ListRootsFnT | None = None
+    logging_callback: LoggingFnT | None = None
+    message_handler: MessageHandlerFnT | None = None
+    client_info: Implementation | None = None
 
 
 @dataclass
@@ -82,19 +116,29 @@ class ClientSessionGroup:
     def prompts(self) -> dict[str, Any]:
         return dict(self._prompts)
 
-    async def connect_to_server(self, server_params: Any) -> Any:
-        """Open a connection (stdio, Streamable HTTP or legacy SSE), handshake, aggregate."""
-        from mcp.client.session import ClientSession
-        from mcp.client.stdio import StdioServerParameters, stdio_client
+    async def connect_to_server(self, server_params: ServerParameters,
+                                session_params: ClientSessionParameters | None = None) -> Any:
+        """Open a connection (stdio, Streamable HTTP or legacy SSE), handshake, aggregate; each
+        session is set up as `session_params` says."""
+        import httpx
 
+        from mcp.client.session import ClientSession
+        from mcp.client.stdio import stdio_client
+
+        options = session_params or ClientSessionParameters()
         stack = contextlib.AsyncExitStack()
         try:
             if isinstance(server_params, StdioServerParameters):
-                transport = stdio_client(server_params)
+                transport: Any = stdio_client(server_params)
             elif isinstance(server_params, StreamableHttpParameters):
-                from mcp.client.streamable_http import streamable_http_client
+                from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-                transport = streamable_http_client(server_params.url, terminate_on_close=server_params.terminate_on_close)
+                http_client = await stack.enter_async_context(create_mcp_http_client(
+                    headers=server_params.headers,
+                    timeout=httpx.Timeout(server_params.timeout, read=server_params.sse_read_timeout)))
+                transport = streamable_http_client(server_params.url, http_client=http_client,
+                                                   terminate_on_close=server_params.terminate_on_close,
+                                                   max_sse_event_size=server_params.max_sse_event_size)
             elif isinstance(server_params, SseServerParameters):
                 from mcp.client.sse import sse_client
 
@@ -105,7 +149,12 @@ class ClientSessionGroup:
             read, write = await stack.enter_async_context(transport)
             tg = await stack.enter_async_context(anyio.create_task_group())
             stack.callback(tg.cancel_scope.cancel)
-            session = ClientSession(read, write)
+            session = ClientSession(read, write, read_timeout_seconds=options.read_timeout_seconds,
+                                    sampling_callback=options.sampling_callback,
+                                    elicitation_callback=options.elicitation_callback,
+                                    list_roots_callback=options.list_roots_callback,
+                                    logging_callback=options.logging_callback,
+                                    message_handler=options.message_handler, client_info=options.client_info)
             tg.start_soon(session.peer.run)
             result = await session.initialize()
             await self._aggregate(result.server_info, session, stack)
@@ -133,11 +182,17 @@ class ClientSessionGroup:
         if owned.stack is not None:
             await owned.stack.aclose()
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
+                        read_timeout_seconds: float | None = None, progress_callback: ProgressCallback | None = None,
+                        *, input_responses: dict[str, Any] | None = None, request_state: str | None = None,
+                        meta: dict[str, Any] | None = None, allow_input_required: bool = False) -> Any:
+        """Call a tool of the group by its group name, on the session that owns it."""
         session = self._tool_owner.get(name)
         if session is None:
             raise MCPError(-32602, f"Unknown tool: {name}")
-        return await session.call_tool(self._tools[name].name, arguments, **kwargs)
+        return await session.call_tool(self._tools[name].name, arguments, read_timeout_seconds, progress_callback,
+                                       input_responses=input_responses, request_state=request_state, meta=meta,
+                                       allow_input_required=allow_input_required)
 
     def _key(self, name: str, server_info: Any) -> str:
         return self._hook(name, server_info) if self._hook is not None else name

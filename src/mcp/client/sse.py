@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urljoin, urlparse
 
 import anyio
 import httpx
@@ -34,13 +34,18 @@ class McpHttpClientFactory(Protocol):
                  auth: httpx.Auth | None = None) -> httpx.AsyncClient: ...
 
 
+def remove_request_params(url: str) -> str:
+    """`url` without its query string and fragment."""
+    return urljoin(url, urlparse(url).path)
+
+
 @asynccontextmanager
 async def sse_client(
     url: str,
     headers: dict[str, Any] | None = None,
     timeout: float = 5.0,
     sse_read_timeout: float = 300.0,
-    httpx_client_factory: McpHttpClientFactory | None = None,
+    httpx_client_factory: McpHttpClientFactory | None = create_mcp_http_client,
     auth: httpx.Auth | None = None,
     on_session_created: Callable[[str], None] | None = None,
 ) -> AsyncGenerator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:

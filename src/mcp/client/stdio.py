@@ -32,6 +32,13 @@ DEFAULT_INHERITED_ENV_VARS = (
 )
 
 
+PROCESS_TERMINATION_TIMEOUT = 2.0
+"""Seconds the server is given to leave after its stdin closes, before it is terminated."""
+
+FORCE_KILL_TIMEOUT = 2.0
+"""Seconds a terminated server is given to leave before it is killed."""
+
+
 def get_default_environment() -> dict[str, str]:
     env: dict[str, str] = {}
     for key in DEFAULT_INHERITED_ENV_VARS:
@@ -66,9 +73,10 @@ def _read_stdout_in_chunks(process: Any) -> None:
 
 @asynccontextmanager
 async def stdio_client(
-    server: StdioServerParameters, errlog: TextIO | None = None, *, max_message_size: int = DEFAULT_MAX_LINE
+    server: StdioServerParameters, errlog: TextIO | None = sys.stderr, *, max_message_size: int = DEFAULT_MAX_LINE
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """Start the server process and yield `(read_stream, write_stream)` speaking to it."""
+    """Start the server process and yield `(read_stream, write_stream)` speaking to it; its
+    stderr goes to `errlog` (None: this process's current `sys.stderr`)."""
     env = {**get_default_environment(), **(server.env or {})}
     stderr: Any = None
     log: TextIO = sys.stderr if errlog is None else errlog
@@ -117,7 +125,7 @@ async def _stop(process: Any) -> None:
     with anyio.CancelScope(shield=True):
         with contextlib.suppress(Exception):
             await process.stdin.aclose()
-        with anyio.move_on_after(2):
+        with anyio.move_on_after(PROCESS_TERMINATION_TIMEOUT):
             await process.wait()
             return
         for signal_step in (process.terminate, process.kill):
@@ -125,6 +133,6 @@ async def _stop(process: Any) -> None:
                 signal_step()
             except ProcessLookupError:
                 return
-            with anyio.move_on_after(2):
+            with anyio.move_on_after(FORCE_KILL_TIMEOUT):
                 await process.wait()
                 return

@@ -27,8 +27,9 @@ from __future__ import annotations
 import base64
 import itertools
 import logging
-from collections.abc import AsyncGenerator, Iterator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, cast
 
 import anyio
@@ -38,6 +39,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import SSEParser
+from mcp.client.header_params import header_params, invalid_header_declaration
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
@@ -46,10 +48,17 @@ logger = logging.getLogger("mcp.client.streamable_http")
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_SSE_READ_TIMEOUT = 300.0
-DEFAULT_RETRY_SECONDS = 1.0
-MAX_RECONNECTION_ATTEMPTS = 5
+DEFAULT_RECONNECTION_DELAY_MS = 1000
+"""How long to wait before reconnecting a stream when the server named no `retry`."""
+DEFAULT_RETRY_SECONDS = DEFAULT_RECONNECTION_DELAY_MS / 1000
+MAX_RECONNECTION_ATTEMPTS = 2
 """Failed reconnections in a row (resuming a response stream, or reopening the GET stream) before
 the transport gives up."""
+DEFAULT_MAX_SSE_EVENT_SIZE = 1024 * 1024
+"""The most bytes one server-sent event may take by default; a larger one fails its stream."""
+
+MCP_SESSION_ID = "mcp-session-id"
+LAST_EVENT_ID = "last-event-id"
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -62,18 +71,34 @@ _MAX_TOOL_PAGES = 20
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 _SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
-_HEADER_KEY = "x-mcp-header"
-_TOKEN_CHARS = frozenset("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-"""RFC 9110 `tchar`: what an `x-mcp-header` name may be made of."""
-_HEADER_TYPES = frozenset({"string", "integer", "boolean"})
-"""The parameter types `x-mcp-header` may be declared on (2026-07-28: not `number`); a parameter
-may also admit null (the header is then omitted)."""
-_JSON_TYPE_OF: dict[type, str] = {str: "string", bool: "boolean", int: "integer", float: "number",
-                                  type(None): "null", list: "array", dict: "object"}
 
-ReadSend = MemoryObjectSendStream[SessionMessage | Exception]
-ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
+SessionMessageOrError = SessionMessage | Exception
+ReadSend = MemoryObjectSendStream[SessionMessageOrError]
+ReadStream = MemoryObjectReceiveStream[SessionMessageOrError]
 WriteStream = MemoryObjectSendStream[SessionMessage]
+StreamWriter = ReadSend
+"""The transport's end of the read stream: where it puts what the server sent."""
+StreamReader = MemoryObjectReceiveStream[SessionMessage]
+"""The transport's end of the write stream: what the client sends."""
+
+
+class StreamableHTTPError(Exception):
+    """A failure of the Streamable HTTP transport."""
+
+
+class ResumptionError(StreamableHTTPError):
+    """A stream could not be resumed as asked."""
+
+
+@dataclass
+class RequestContext:
+    """What the transport knows about one outgoing message while it sends it."""
+
+    client: httpx.AsyncClient
+    session_id: str | None
+    session_message: SessionMessage
+    metadata: Any
+    read_stream_writer: StreamWriter
 
 
 def create_mcp_http_client(headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
@@ -101,22 +126,24 @@ def encode_header_value(value: str) -> str:
 
 @asynccontextmanager
 async def streamable_http_client(
-    url: str, *, http_client: httpx.AsyncClient | None = None, terminate_on_close: bool = True
+    url: str, *, http_client: httpx.AsyncClient | None = None, terminate_on_close: bool = True,
+    max_sse_event_size: int | None = DEFAULT_MAX_SSE_EVENT_SIZE,
 ) -> AsyncGenerator[tuple[ReadStream, WriteStream]]:
     """Connect to the MCP endpoint at `url`; yields `(read_stream, write_stream)`.
 
     `http_client` (headers, auth, timeouts, ...) is used as given and left open; without one a
     default client is created and closed on exit. With `terminate_on_close` the session (if the
-    server assigned one) is ended with `DELETE` on exit.
+    server assigned one) is ended with `DELETE` on exit. A server-sent event larger than
+    `max_sse_event_size` bytes (None: no limit) fails its stream.
     """
+    transport = StreamableHTTPTransport(url, max_sse_event_size=max_sse_event_size)
     owns_client = http_client is None
     client = http_client if http_client is not None else create_mcp_http_client()
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
-    transport = _Transport(url, client, read_send)
     try:
         async with anyio.create_task_group() as tg:
-            transport.tg = tg
+            transport.client, transport.read_send, transport.tg = client, read_send, tg
             tg.start_soon(transport.write_loop, write_recv)
             try:
                 yield read_recv, write_send
@@ -147,11 +174,18 @@ class _StreamState:
         self.received = 0
 
 
-class _Transport:
-    def __init__(self, url: str, client: httpx.AsyncClient, read_send: ReadSend) -> None:
+class StreamableHTTPTransport:
+    """One Streamable HTTP connection (see the module docstring). `streamable_http_client` runs
+    it; `post_writer` and `handle_get_stream` run its halves on streams and a client of your own."""
+
+    def __init__(self, url: str, *, max_sse_event_size: int | None = DEFAULT_MAX_SSE_EVENT_SIZE) -> None:
+        if max_sse_event_size is not None and max_sse_event_size <= 0:
+            raise ValueError("max_sse_event_size must be positive or None")
         self.url = url
-        self.client = client
-        self.read_send = read_send
+        self.max_sse_event_size = max_sse_event_size
+        self.client: httpx.AsyncClient = cast("httpx.AsyncClient", None)
+        """Set by whoever runs the transport, before it sends."""
+        self.read_send: ReadSend = cast("ReadSend", None)
         self.tg: TaskGroup | None = None
         self.session_id: str | None = None
         self.protocol_version: str | None = None
@@ -228,7 +262,7 @@ class _Transport:
             name = tool.get("name")
             if not isinstance(name, str):
                 continue
-            reason = _invalid_header_declaration(tool.get("inputSchema")) if self._stateless_wire else None
+            reason = invalid_header_declaration(tool.get("inputSchema")) if self._stateless_wire else None
             if reason is not None:
                 if self._excluded_tools.get(name) != reason:
                     logger.warning("excluding tool %r from tools/list: invalid x-mcp-header declaration: %s",
@@ -238,7 +272,7 @@ class _Transport:
                 excluded.append(tool)
                 continue
             self._excluded_tools.pop(name, None)
-            self._tool_headers[name] = _header_params(tool.get("inputSchema"))
+            self._tool_headers[name] = header_params(tool.get("inputSchema"))
         if not excluded:
             return result
         tools = cast("list[Any]", result["tools"])
@@ -271,7 +305,23 @@ class _Transport:
 
     # -- outgoing -----------------------------------------------------------------------------
 
-    async def write_loop(self, write_recv: MemoryObjectReceiveStream[SessionMessage]) -> None:
+    async def post_writer(self, client: httpx.AsyncClient, write_stream_reader: StreamReader,
+                          read_stream_writer: StreamWriter, write_stream: WriteStream,
+                          start_get_stream: Callable[[], None], tg: TaskGroup) -> None:
+        """Run the sending half on streams and a client of the caller's until `write_stream_reader`
+        ends (the caller keeps `write_stream`). The standalone GET stream is opened by the
+        transport itself once the session is initialized (as `start_get_stream` would)."""
+        self.client, self.read_send, self.tg = client, read_stream_writer, tg
+        await self.write_loop(write_stream_reader)
+
+    async def handle_get_stream(self, client: httpx.AsyncClient, read_stream_writer: StreamWriter) -> None:
+        """Run the standalone GET stream (server-initiated messages) until it ends, reconnecting
+        as the server's `retry` says; nothing to do before a session exists."""
+        self.client, self.read_send = client, read_stream_writer
+        if self.session_id is not None:
+            await self._get_stream(anyio.CancelScope())
+
+    async def write_loop(self, write_recv: StreamReader) -> None:
         assert self.tg is not None
         async with write_recv:
             async for item in write_recv:
@@ -449,9 +499,22 @@ class _Transport:
         """Deliver the messages of an SSE stream until it ends, breaks, or carries the answer."""
         parser = SSEParser()
         chunks = response.aiter_bytes()
+        limit = self.max_sse_event_size
+        pending = 0
+        """Bytes received since the last complete event: what the event in progress takes at most."""
         try:
             async for chunk in chunks:
-                for event in parser.feed(chunk):
+                events = parser.feed(chunk)
+                pending = 0 if events else pending + len(chunk)
+                if limit is not None and (pending > limit or any(len(event.data) > limit for event in events)):
+                    logger.warning("SSE stream failed: an event exceeds max_sse_event_size (%d bytes)", limit)
+                    if request_id is not None and not state.answered:
+                        state.answered = True  # failed, not to be resumed
+                        await self._fail(request_id, CONNECTION_CLOSED,
+                                         f"SSE stream failed: an event exceeds {limit} bytes")
+                    await cast("AsyncGenerator[bytes]", chunks).aclose()
+                    return
+                for event in events:
                     if event.retry is not None:
                         state.retry = event.retry / 1000
                     if event.id is not None:
@@ -646,92 +709,18 @@ class _Transport:
                 break
         return self._tool_headers.get(name) != before
 
-    async def terminate_session(self) -> None:
+    async def terminate_session(self, client: httpx.AsyncClient | None = None) -> None:
         """`DELETE` the session, if any (405: the server does not allow it; fine)."""
         if self.session_id is None:
             return
         try:
-            response = await self.client.delete(self.url, headers=self._stream_headers())
+            response = await (client or self.client).delete(self.url, headers=self._stream_headers())
         except httpx.HTTPError as exc:
             logger.debug("session termination failed: %s", exc)
             return
         if response.status_code >= 300 and response.status_code != 405:
             logger.debug("session termination refused: HTTP %d", response.status_code)
         self.session_id = None
-
-
-def _annotated_properties(schema: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
-    """(argument path, property schema) of every property reachable through `properties` chains
-    that carries `x-mcp-header`, whatever its value."""
-    container = _obj(schema)
-    properties = _obj(container.get("properties")) if container is not None else None
-    if properties is None:
-        return
-    for key, value in properties.items():
-        prop = _obj(value)
-        if prop is None:
-            continue
-        if _HEADER_KEY in prop:
-            yield (*path, key), prop
-        yield from _annotated_properties(prop, (*path, key))
-
-
-def _header_params(schema: Any) -> list[tuple[tuple[str, ...], str]]:
-    """(argument path, header suffix) of every `x-mcp-header` parameter of a tool's input schema."""
-    return [(path, prop[_HEADER_KEY]) for path, prop in _annotated_properties(schema)
-            if isinstance(prop[_HEADER_KEY], str) and prop[_HEADER_KEY]]
-
-
-def _invalid_header_declaration(schema: Any) -> str | None:
-    """Why a tool's `x-mcp-header` declarations are invalid (2026-07-28), or None when they are
-    fine: each must be a non-empty HTTP token, on a string, integer or boolean parameter, and
-    unique (case-insensitively) within the input schema."""
-    seen: dict[str, str] = {}
-    for path, prop in _annotated_properties(schema):
-        header = prop[_HEADER_KEY]
-        where = ".".join(path)
-        if not isinstance(header, str) or not header:
-            return f"parameter {where!r}: the header name must be a non-empty string"
-        if not all(ch in _TOKEN_CHARS for ch in header):
-            return f"parameter {where!r}: {header!r} is not a valid HTTP header name"
-        kinds = _declared_types(prop)
-        if not kinds - {"null"} or not kinds <= _HEADER_TYPES | {"null"}:
-            shown = ", ".join(sorted(kinds)) or "unknown"
-            return (f"parameter {where!r}: x-mcp-header is allowed only on string, integer and boolean "
-                    f"parameters, not on type {shown}")
-        first = seen.setdefault(header.lower(), where)
-        if first != where:
-            return f"parameter {where!r}: header {header!r} is already used by parameter {first!r}"
-    return None
-
-
-def _declared_types(prop: dict[str, Any]) -> set[str]:
-    """The JSON types a property schema admits, as far as `type`, `anyOf`/`oneOf` branches, `enum`
-    or `const` say (empty when they say nothing)."""
-    kind = prop.get("type")
-    if isinstance(kind, str):
-        return {kind}
-    if isinstance(kind, list):
-        return {str(item) for item in cast("list[Any]", kind)}
-    for key in ("anyOf", "oneOf"):
-        branches = prop.get(key)
-        if isinstance(branches, list):
-            found: set[str] = set()
-            for branch in map(_obj, cast("list[Any]", branches)):
-                branch_types: set[str] = _declared_types(branch) if branch is not None else set()
-                if not branch_types:
-                    return set()  # a branch that admits anything
-                found |= branch_types
-            return found
-    if isinstance(prop.get("enum"), list):
-        return {_json_type(value) for value in cast("list[Any]", prop["enum"])}
-    if "const" in prop:
-        return {_json_type(prop["const"])}
-    return set()
-
-
-def _json_type(value: object) -> str:
-    return _JSON_TYPE_OF.get(type(value), "unknown")
 
 
 def _obj(value: Any) -> dict[str, Any] | None:

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -15,7 +15,7 @@ from mcp.shared.exceptions import ListenNotSupportedError, MCPError, Subscriptio
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
 
-__all__ = ["ListenNotSupportedError", "OnEvent", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
+__all__ = ["ListenNotSupportedError", "ListenRoute", "OnEvent", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
            "ServerEvent", "Subscription", "SubscriptionLost", "ToolsListChanged", "listen"]
 
 SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
@@ -63,62 +63,96 @@ def event_for(method: str, params: dict[str, Any]) -> Event | None:
     return cls() if cls is not None else None
 
 
-class Subscription:
-    """An open listen stream: `honored` (the acknowledged filter), `subscription_id`, and async
-    iteration over events (duplicates not yet consumed collapse into one)."""
+ListenEnd = Literal["closed", "lost", "local"]
+"""How a listen stream ended: the server closed it, it was lost, or this side left it."""
 
-    def __init__(self, subscription_id: str, on_event: OnEvent | None = None) -> None:
-        self.subscription_id = subscription_id
-        self._on_event = on_event
+
+class ListenRoute:
+    """Where a listen stream's frames land, in wire order, before its consumer takes them: the
+    acknowledged filter, the events not yet consumed (duplicates collapse into one), and how the
+    stream ended (`end`, with `error` when it was lost)."""
+
+    def __init__(self) -> None:
         self.honored: Any = None
-        self.acknowledged = anyio.Event()
+        self.acked = anyio.Event()
+        self.error: BaseException | None = None
+        self.end: ListenEnd | None = None
         self._pending: dict[Event, None] = {}
-        self._wakeup = anyio.Event()
-        self._ended = False
-        self._error: BaseException | None = None
+        self._wake = anyio.Event()
 
-    def _acknowledge(self, filter_: dict[str, Any]) -> None:
-        from mcp.types import SubscriptionFilter
+    def set_acked(self, honored: Any) -> None:
+        """Record the filter the server acknowledged (the first acknowledgement counts)."""
+        if not self.acked.is_set():
+            self.honored = honored
+            self.acked.set()
 
-        self.honored = SubscriptionFilter.model_validate(filter_)
-        self.acknowledged.set()
-
-    def _push(self, event: Event) -> None:
-        if self._ended:
+    def deliver(self, event: Event) -> None:
+        """Queue an event unless one like it is already waiting; too long a backlog loses the stream."""
+        if self.end is not None or event in self._pending:
             return
-        if event not in self._pending and len(self._pending) >= MAX_UNCONSUMED:
-            self._fail(SubscriptionLost(f"subscription {self.subscription_id} fell {MAX_UNCONSUMED} events behind"))
+        if len(self._pending) >= MAX_UNCONSUMED:
+            self.settle("lost", SubscriptionLost(f"a subscription fell {MAX_UNCONSUMED} events behind; "
+                                                 "re-listen and refetch"))
             return
         self._pending[event] = None
-        self._wakeup.set()
+        self._wake.set()
 
-    def _finish(self) -> None:
-        self._ended = True
-        self._wakeup.set()
-        self.acknowledged.set()
+    def settle(self, end: ListenEnd, error: BaseException | None = None) -> None:
+        """Record how the stream ended (the first reason counts) and wake whoever waits."""
+        if self.end is None:
+            self.end, self.error = end, error
+            self.acked.set()
+            self._wake.set()
 
-    def _fail(self, error: BaseException) -> None:
-        if self._error is None:
-            self._error = error
-        self._finish()
+    async def next_event(self) -> Event | ListenEnd:
+        """The oldest waiting event (left waiting until `consume`), or the end once none is left;
+        leaving locally ends at once."""
+        while True:
+            wake = self._wake
+            if self.end == "local":
+                return self.end
+            if self._pending:
+                return next(iter(self._pending))
+            if self.end is not None:
+                return self.end
+            await wake.wait()
+            self._wake = anyio.Event()
+
+    def consume(self, event: Event) -> None:
+        """Take a waiting event off the backlog."""
+        self._pending.pop(event, None)
+
+
+class Subscription:
+    """An open listen stream: `honored` (the acknowledged filter), `subscription_id`, and async
+    iteration over its events, ending when the server closes the stream (`SubscriptionLost` when
+    it was lost instead). Made by `listen()` / `Client.listen()`."""
+
+    def __init__(self, route: ListenRoute, subscription_id: Any, honored: Any, on_event: OnEvent | None = None) -> None:
+        self._route = route
+        self.subscription_id = subscription_id
+        """The listen request's id, stamped into the `_meta` of every frame of the stream."""
+        self.honored = honored
+        """The part of the requested filter the server agreed to deliver."""
+        self._on_event = on_event
 
     def __aiter__(self) -> Subscription:
         return self
 
     async def __anext__(self) -> Event:
-        while True:
-            if self._pending:
-                event = next(iter(self._pending))
-                del self._pending[event]
-                if self._on_event is not None:
-                    await self._on_event(event)
-                return event
-            if self._error is not None:
-                raise self._error
-            if self._ended:
-                raise StopAsyncIteration
-            self._wakeup = anyio.Event()
-            await self._wakeup.wait()
+        outcome = await self._route.next_event()
+        if isinstance(outcome, str):
+            if outcome == "lost":
+                error = self._route.error
+                if isinstance(error, SubscriptionLost):
+                    raise error
+                raise SubscriptionLost(f"subscription {self.subscription_id!r} ended without the server's "
+                                       "graceful close; re-listen and refetch") from error
+            raise StopAsyncIteration
+        if self._on_event is not None:
+            await self._on_event(outcome)  # the event stays waiting if this raises or is cancelled
+        self._route.consume(outcome)
+        return outcome
 
 
 _LISTEN_IDS = itertools.count(1)
@@ -143,30 +177,33 @@ async def listen(session: ClientSession, *, tools_list_changed: bool = False, pr
     if resource_subscriptions:
         wanted["resourceSubscriptions"] = [str(uri) for uri in resource_subscriptions]
     subscription_id = f"listen-{next(_LISTEN_IDS)}"
-    subscription = Subscription(subscription_id, on_event)
-    session._subscriptions[subscription_id] = subscription
+    route = ListenRoute()
+    session._subscriptions[subscription_id] = route
 
     async def run() -> None:
         try:
             params = {"notifications": wanted, "_meta": dict(session._modern_meta or {})}
             await session.peer.send_request("subscriptions/listen", params, request_id=subscription_id)
-            subscription._finish()
+            route.settle("closed")
         except MCPError as exc:
-            subscription._fail(exc)
+            route.settle("lost", exc)
         except anyio.get_cancelled_exc_class():
-            subscription._finish()
+            route.settle("local")
             raise
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
             with anyio.fail_after(timeout):
-                await subscription.acknowledged.wait()
-            if subscription._error is not None and subscription.honored is None:
-                raise subscription._error
+                await route.acked.wait()
+            if route.honored is None:
+                if isinstance(route.error, MCPError):
+                    raise route.error
+                raise SubscriptionLost("the listen stream ended before the server acknowledged it")
             try:
-                yield subscription
+                yield Subscription(route, subscription_id, route.honored, on_event)
             finally:
+                route.settle("local")
                 tg.cancel_scope.cancel()
     except BaseException as exc:
         leaf = single_leaf(exc)

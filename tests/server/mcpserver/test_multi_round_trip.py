@@ -120,7 +120,7 @@ CAN_ELICIT = elicitation_answering("accept", {"confirm": True})
 
 async def test_the_modern_wire_returns_input_required_then_completes_with_sealed_state() -> None:
     async with Client(confirm_server(), elicitation_callback=CAN_ELICIT) as client:
-        first = await client.session.call_tool("delete", {"item": "book"})
+        first = await client.session.call_tool("delete", {"item": "book"}, allow_input_required=True)
         assert isinstance(first, InputRequiredResult)
         assert list(first.input_requests or {}) == ["answer"]
         assert first.request_state and "Really" not in first.request_state  # opaque, encrypted
@@ -132,7 +132,7 @@ async def test_the_modern_wire_returns_input_required_then_completes_with_sealed
 
 async def test_tampered_expired_or_replayed_state_gets_the_same_frozen_error() -> None:
     async with Client(confirm_server(), elicitation_callback=CAN_ELICIT) as client:
-        first = await client.session.call_tool("delete", {"item": "book"})
+        first = await client.session.call_tool("delete", {"item": "book"}, allow_input_required=True)
         state = first.request_state
         answer = {"answer": {"action": "accept", "content": {"confirm": True}}}
         for bad_state, arguments in ((state[:-4] + "AAAA", {"item": "book"}), (state, {"item": "other"}),
@@ -150,7 +150,7 @@ async def test_state_from_one_instance_verifies_on_another_with_the_same_keys_an
     stranger = confirm_server(request_state_security=RequestStateSecurity(keys=[os.urandom(32)]))
     answer = {"answer": {"action": "accept", "content": {"confirm": True}}}
     async with Client(one, elicitation_callback=CAN_ELICIT) as client:
-        first = await client.session.call_tool("delete", {"item": "book"})
+        first = await client.session.call_tool("delete", {"item": "book"}, allow_input_required=True)
     async with Client(two, elicitation_callback=CAN_ELICIT) as client:
         final = await client.session.call_tool("delete", {"item": "book"}, input_responses=answer,
                                                request_state=first.request_state)
@@ -167,7 +167,7 @@ async def test_a_server_with_another_name_rejects_state_sealed_under_the_same_ke
     other = MCPServer("other-service", request_state_security=RequestStateSecurity(keys=[key]))
     other._tools = one._tools
     async with Client(one, elicitation_callback=CAN_ELICIT) as client:
-        first = await client.session.call_tool("delete", {"item": "book"})
+        first = await client.session.call_tool("delete", {"item": "book"}, allow_input_required=True)
     async with Client(other, elicitation_callback=CAN_ELICIT) as client:
         with pytest.raises(MCPError, match="Invalid or expired requestState"):
             await client.session.call_tool("delete", {"item": "book"}, request_state=first.request_state,
@@ -254,7 +254,7 @@ async def test_hand_built_state_is_sealed_on_the_wire_and_plaintext_in_the_handl
         return f"resumed from {ctx.request_state}"
 
     async with Client(mcp) as client:
-        first = await client.session.call_tool("step", {})
+        first = await client.session.call_tool("step", {}, allow_input_required=True)
         assert first.request_state != "step-1"
         result = await client.call_tool("step", {})
     assert result.content[0].text == "resumed from step-1"
