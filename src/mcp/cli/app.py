@@ -115,6 +115,8 @@ def _talk_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--log-level", type=click.Choice(["debug", "info", "notice", "warning", "error", "critical",
                                                         "alert", "emergency"]),
                      default=None, help="Ask the server to send logs from this level (shown on stderr)."),
+        click.option("--mode", default="auto", show_default=True, metavar="auto|legacy|VERSION",
+                     help="Protocol era: auto-negotiate, legacy (handshake, 2025-11-25 and earlier) or a version."),
         click.option("--env", "env", multiple=True, metavar="KEY=VALUE",
                      help="Environment variable for a file or command target (repeatable)."),
         click.option("-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'",
@@ -146,7 +148,7 @@ def _options(params: dict[str, Any]) -> Any:
     from mcp.cli.talk import TalkOptions
 
     return TalkOptions(json=params["as_json"], no_input=params["no_input"], timeout=params["timeout"],
-                       log_level=params["log_level"])
+                       log_level=params["log_level"], mode=params["mode"])
 
 
 @app.command(epilog=TARGET_HELP)

@@ -27,6 +27,7 @@ class TalkOptions:
     no_input: bool = False
     timeout: float | None = 60.0
     log_level: str | None = None
+    mode: str = "auto"
 
 
 Action = Callable[[Any, Interaction, Console], Awaitable[int]]
@@ -48,8 +49,12 @@ async def _talk(target: Target, options: TalkOptions, what: str, action: Action)
     connected = False
     try:
         async with open_target(target) as server:
-            client = Client(server, read_timeout_seconds=options.timeout, log_level=options.log_level,
-                            logging_callback=interaction.on_log, elicitation_callback=interaction.on_elicit)
+            try:
+                client = Client(server, mode=options.mode, read_timeout_seconds=options.timeout,
+                                log_level=options.log_level, logging_callback=interaction.on_log,
+                                elicitation_callback=interaction.on_elicit)
+            except ValueError as exc:
+                raise CLIError(f"--mode: {exc}", 2) from exc
             async with client:
                 connected = True
                 try:
