@@ -30,17 +30,33 @@ TARGETS = ("claude-desktop", "claude-code", "cursor", "vscode", "mcp-json")
 
 
 def mcp_requirement(package: str = DISTRIBUTION) -> str:
-    """`package` pinned to the running version (`mcpkit[cli]==0.1.0`), so the host's fresh
-    environment gets the SDK the user has; a dev/local build, or no metadata, stays unpinned."""
-    from importlib.metadata import PackageNotFoundError, version
+    """What a host's fresh environment installs to get the SDK the user has: `package` pinned to
+    the running version (`mcpkit[cli]==0.1.0`); `package @ file:///...` when it was installed
+    from a local folder or file (PEP 610 `direct_url.json`), whose version an index may not have;
+    unpinned for a dev/local build without such a record, or no metadata at all."""
+    from importlib.metadata import PackageNotFoundError, distribution
 
     try:
-        installed = version(DISTRIBUTION)
+        installed = distribution(DISTRIBUTION)
     except PackageNotFoundError:
         return package
-    if ".dev" in installed or "+" in installed:
+    origin = _local_origin(installed.read_text("direct_url.json"))
+    if origin is not None:
+        return f"{package} @ {origin}"
+    version = installed.version
+    if ".dev" in version or "+" in version:
         return package
-    return f"{package}=={installed}"
+    return f"{package}=={version}"
+
+
+def _local_origin(direct_url: str | None) -> str | None:
+    if not direct_url:
+        return None
+    try:
+        url = json.loads(direct_url).get("url")
+    except (ValueError, AttributeError):
+        return None
+    return url if isinstance(url, str) and url.startswith("file://") else None
 
 
 def get_uv_path() -> str:
