@@ -33,8 +33,9 @@ def find_npx() -> str | None:
 
 
 def node_version(npx: str) -> tuple[int, int] | None:
-    """(major, minor) of the `node` beside `npx` (or on PATH); None when it cannot be told."""
-    node = shutil.which("node", path=str(Path(npx).parent)) or shutil.which("node")
+    """(major, minor) of the `node` that runs `npx` (the first on PATH, else the one beside it);
+    None when it cannot be told."""
+    node = shutil.which("node") or shutil.which("node", path=str(Path(npx).parent))
     if node is None:
         return None
     try:
