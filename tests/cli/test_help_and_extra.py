@@ -35,7 +35,7 @@ def test_top_level_help_lists_every_command() -> None:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_option_of_every_command_has_a_description(command: str) -> None:
-    from mcp.cli.app import app
+    from mcp.cli.commands import app
 
     group_command = app.commands[command]
     for param in group_command.params:
@@ -67,3 +67,10 @@ def test_other_commands_without_the_cli_extra_say_what_to_install() -> None:
     assert out.returncode == 1
     assert out.stderr.strip() == ('mcp: this command needs the cli extra (click is missing): '
                                   'pip install "mcpkit[cli]"')
+
+
+def test_mcp_cli_app_is_the_command_group_as_officially() -> None:
+    out = subprocess.run([sys.executable, "-c", "from mcp.cli import app; app(['version'])"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("MCP version ")

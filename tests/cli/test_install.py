@@ -132,3 +132,23 @@ def test_a_malformed_env_var_is_a_usage_error(home: Path) -> None:
     out = _install(home, str(BOOKSHOP), "--target", "mcp-json", "-v", "NOEQUALS")
     assert out.returncode == 2  # type: ignore[attr-defined]
     assert out.stderr.strip() == "mcp: --env-var expects KEY=VALUE, got 'NOEQUALS'"  # type: ignore[attr-defined]
+
+
+def test_mcp_cli_claude_update_claude_config_merges_and_refuses_a_corrupt_file(
+        home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp.cli import claude
+
+    monkeypatch.setenv("HOME", str(home))
+    with pytest.raises(RuntimeError, match="Claude Desktop config directory not found"):
+        claude.update_claude_config(str(BOOKSHOP), "shop")
+    path = _claude_config(home)
+    path.parent.mkdir(parents=True)
+    assert claude.get_claude_config_path() == path.parent
+    path.write_text(json.dumps({"mcpServers": {"shop": {"command": "x", "env": {"KEEP": "1"}}}}))
+    assert claude.update_claude_config(str(BOOKSHOP), "shop", env_vars={"NEW": "2"}) is True
+    entry = json.loads(path.read_text())["mcpServers"]["shop"]
+    assert entry["env"] == {"KEEP": "1", "NEW": "2"}
+    assert entry["args"] == _expected_args(str(BOOKSHOP))
+    path.write_text("{not json")
+    assert claude.update_claude_config(str(BOOKSHOP), "shop") is False
+    assert path.read_text() == "{not json"

@@ -29,7 +29,7 @@ def __getattr__(name: str) -> Any:
     # `mcp.cli.app` is the click group (the official module exposes its command group as `app`);
     # imported on first use so `mcp run` works without click installed.
     if name == "app":
-        from mcp.cli.app import app
+        from mcp.cli.commands import app
 
         return app
     raise AttributeError(f"module 'mcp.cli' has no attribute {name!r}")
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run_click(args: list[str], command: list[str] | None) -> int:
     import click
 
-    from mcp.cli.app import app
+    from mcp.cli.commands import app
 
     try:
         app.main(args, prog_name="mcp", standalone_mode=False, obj={"command": command})

@@ -74,9 +74,11 @@ async def _talk(target: Target, options: TalkOptions, what: str, action: Action)
         raise CLIError(_connect_failure(target, exc)) from exc
 
 
-def _one_line(text: str) -> str:
-    """A possibly multi-line message (a validation error, say) folded onto one line."""
-    return " ".join(text.split())
+def _one_line(text: str, limit: int = 400) -> str:
+    """A possibly multi-line message (a validation error, an HTML error page) folded onto one
+    line, cut at `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _describe(exc: BaseException) -> str:
