@@ -84,3 +84,12 @@ def test_call_without_a_tool_name_shows_the_usage() -> None:
     out = mcp("call", str(BOOKSHOP))
     assert out.returncode == 2
     assert _one_error_line(out) == "mcp: usage: mcp call TARGET TOOL [KEY=VALUE]..."
+
+
+def test_run_names_a_low_level_server_as_unsupported(tmp_path: Path) -> None:
+    low = tmp_path / "low.py"
+    low.write_text("from mcp.server.lowlevel import Server\nserver = Server('low')\n")
+    line = _one_error_line(mcp("run", str(low)))
+    assert line == "mcp: low.py:server is a Server, not an MCPServer (this command serves an MCPServer only)"
+    # The client commands do talk to a low-level Server; this one has no tools handler.
+    assert _one_error_line(mcp("tools", str(low))) == "mcp: tools/list failed: Method not found (error -32601)"

@@ -88,14 +88,17 @@ def load_server(spec: str, *, require_mcpserver: bool = False) -> Any:
     path, obj = resolve_file(spec)
     module = import_file(path)
     names = (obj,) if obj else DEFAULT_OBJECTS
+    rejected: list[str] = []
     for name in names:
         if not hasattr(module, name):
             continue
         value = getattr(module, name)
         if _acceptable(value, require_mcpserver):
             return value
-        if obj:
-            raise CLIError(f"{path.name}:{name} is a {type(value).__name__}, not {_wanted(require_mcpserver)}")
+        rejected.append(f"{path.name}:{name} is a {type(value).__name__}, not {_wanted(require_mcpserver)}")
+    if rejected:
+        lowlevel = require_mcpserver and any(is_server(getattr(module, n, None)) for n in names)
+        raise CLIError(rejected[0] + (" (this command serves an MCPServer only)" if lowlevel else ""))
     if obj:
         raise CLIError(f"{path.name} defines no server object named {obj}")
     raise CLIError(f"{path.name} defines no server object named {' / '.join(DEFAULT_OBJECTS)} "
