@@ -31,10 +31,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def bookshop_over_http() -> Iterator[str]:
-    """The bookshop served by `mcp.run(transport="streamable-http")` in a child process; its URL."""
+def bookshop_over_http(wire: str = "http") -> Iterator[str]:
+    """The bookshop served by `mcp.run(transport="streamable-http")` (or "sse" with `wire="sse"`)
+    in a child process; its URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(BOOKSHOP), "http", str(port)],
+    proc = subprocess.Popen([sys.executable, str(BOOKSHOP), wire, str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
@@ -46,7 +47,7 @@ def bookshop_over_http() -> Iterator[str]:
                 time.sleep(0.05)
         else:
             raise RuntimeError(proc.stderr.read().decode() if proc.stderr and proc.poll() is not None else "no server")
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/{'mcp' if wire == 'http' else 'sse'}"
     finally:
         proc.terminate()
         try:

@@ -148,3 +148,10 @@ def test_prompts_and_get_prompt_over_http(url: str) -> None:
     assert "user: Recommend a gloomy scifi book." in out.stdout
     rendered = json.loads(mcp("get-prompt", FILE, "recommend", "genre=poetry", "--json").stdout)
     assert rendered["messages"][0]["content"]["text"] == "Recommend a cheerful poetry book."
+
+
+def test_a_url_ending_in_sse_speaks_the_legacy_http_sse_transport() -> None:
+    with bookshop_over_http("sse") as sse_url:
+        out = mcp("call", sse_url, "find_book", "slug=emma", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["structuredContent"]["title"] == "Emma"

@@ -1,5 +1,6 @@
 """What a client command talks to: a server file (run in this process, in memory), a stdio
-command (`-- cmd args`, started as a child process) or an `http(s)://` URL (Streamable HTTP)."""
+command (`-- cmd args`, started as a child process) or an `http(s)://` URL (Streamable HTTP, or
+the legacy HTTP+SSE transport when the path ends in `/sse`)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,12 @@ async def open_target(target: Target) -> AsyncIterator[Any]:
                                     env={**os.environ, **target.env})
     else:
         assert target.url is not None
+        if target.url.split("?", 1)[0].rstrip("/").endswith("/sse"):
+            from mcp.client.sse import sse_client
+
+            # The legacy HTTP+SSE transport, as the Inspector also guesses it from the path.
+            yield sse_client(target.url, headers=target.headers or None)
+            return
         if not target.headers:
             yield target.url
             return

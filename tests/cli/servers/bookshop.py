@@ -89,7 +89,8 @@ def recommend(genre: str, mood: str = "cheerful") -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "http":
-        mcp.run(transport="streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    if len(sys.argv) > 2 and sys.argv[1] in ("http", "sse"):
+        mcp.run(transport="streamable-http" if sys.argv[1] == "http" else "sse", host="127.0.0.1",
+                port=int(sys.argv[2]))
     else:
         mcp.run()
