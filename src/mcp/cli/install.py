@@ -225,4 +225,6 @@ def install(spec: str, *, name: str | None, target: str, project: Path, with_pac
         return ""
     path = config_path(target, project)
     merge_entry(target, path, server_name, launch)
-    return f"installed {server_name!r} in {path}"
+    note = "" if shutil.which("uv") else (" (uv is not on PATH, so the entry runs plain `uv`: install it from "
+                                         "https://docs.astral.sh/uv/ before starting the host)")
+    return f"installed {server_name!r} in {path}{note}"
