@@ -155,3 +155,12 @@ def test_a_url_ending_in_sse_speaks_the_legacy_http_sse_transport() -> None:
         out = mcp("call", sse_url, "find_book", "slug=emma", "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["structuredContent"]["title"] == "Emma"
+
+
+def test_headers_go_to_a_url_target_and_are_refused_for_others(url: str) -> None:
+    out = mcp("tools", url, "-H", "Authorization: Bearer t0k", "--json")
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["tools"]) == 5
+    refused = mcp("tools", FILE, "-H", "Authorization: Bearer t0k")
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == "mcp: --header applies to an http(s):// target only"
