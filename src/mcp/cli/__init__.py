@@ -1,67 +1,133 @@
-"""The `mcp` command: `mcp run FILE[:OBJECT] [--transport ...]` and `mcp version`."""
+"""The `mcp` command. `mcp run FILE[:OBJECT]` and `mcp version` need nothing beyond the SDK; the
+other commands (`dev`, `install`, `tools`, `resources`, `prompts`, `call`, `read`, `get-prompt`)
+need the `cli` extra (`pip install "mcpkit[cli]"`: click and rich).
+
+Errors a user can fix print as one line, `mcp: <what went wrong>`, on stderr with a non-zero exit;
+`--debug` (anywhere before a `--`) shows the traceback too.
+"""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
-from pathlib import Path
-from typing import Any
+import traceback
+from typing import TYPE_CHECKING, Any
 
-_DEFAULT_OBJECTS = ("mcp", "server", "app")
+from mcp.cli.loading import CLIError, load_server
 
+if TYPE_CHECKING:
+    from click import Group
 
-def load_server(spec: str) -> Any:
-    """Import FILE and return OBJECT from it (or the first of mcp/server/app that exists)."""
-    path_part, _, object_name = spec.partition(":") if not _is_windows_drive(spec) else (spec, "", "")
-    path = Path(path_part).resolve()
-    if not path.is_file():
-        raise SystemExit(f"mcp: no such file: {path_part}")
-    sys.path.insert(0, str(path.parent))
-    module_spec = importlib.util.spec_from_file_location(path.stem, path)
-    if module_spec is None or module_spec.loader is None:
-        raise SystemExit(f"mcp: cannot import {path_part}")
-    module = importlib.util.module_from_spec(module_spec)
-    sys.modules[path.stem] = module
-    module_spec.loader.exec_module(module)
-    names = (object_name,) if object_name else _DEFAULT_OBJECTS
-    for name in names:
-        server = getattr(module, name, None)
-        if server is not None:
-            return server
-    wanted = object_name or " / ".join(_DEFAULT_OBJECTS)
-    raise SystemExit(f"mcp: {path_part} defines no server object named {wanted}")
+    app: Group
+
+__all__ = ["app", "load_server", "main"]
+
+_CLIENT_COMMANDS = frozenset({"tools", "resources", "prompts", "call", "read", "get-prompt"})
 
 
-def _is_windows_drive(spec: str) -> bool:
-    return len(spec) > 2 and spec[1] == ":" and spec[2] in "\\/"
+def __getattr__(name: str) -> Any:
+    # `mcp.cli.app` is the click group (the official module exposes its command group as `app`);
+    # imported on first use so `mcp run` works without click installed.
+    if name == "app":
+        from mcp.cli.commands import app
+
+        return app
+    raise AttributeError(f"module 'mcp.cli' has no attribute {name!r}")
 
 
-def _version() -> str:
+def version_text() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("mcpkit")
+        return f"MCP version {version('mcpkit')}"
     except PackageNotFoundError:
-        return "unknown"
+        return "MCP version unknown (package not installed)"
+
+
+def run_server(file_spec: str, transport: str | None) -> None:
+    """`mcp run`: import the file's MCPServer and serve it."""
+    server = load_server(file_spec, require_mcpserver=True)
+    if transport is None:
+        server.run()
+    else:
+        server.run(transport=transport)
+
+
+def _minimal(argv: list[str]) -> int:
+    """`run` and `version` with argparse, for installs without the `cli` extra."""
+    parser = argparse.ArgumentParser(prog="mcp", description="MCP development tools (install mcpkit[cli] for more)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="Run an MCP server (imports the file and calls its server's run()).")
+    run.add_argument("file_spec", metavar="FILE[:OBJECT]", help="a Python file, optionally with :OBJECT")
+    run.add_argument("-t", "--transport", choices=["stdio", "sse", "streamable-http"], default=None,
+                     help="transport to serve on (default: stdio)")
+    commands.add_parser("version", help="Show the MCP version.")
+    args = parser.parse_args(argv)
+    if args.command == "version":
+        print(version_text())
+    else:
+        run_server(args.file_spec, args.transport)
+    return 0
+
+
+def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """For a client command, what follows the first `--` is the stdio server command."""
+    if "--" in argv and any(arg in _CLIENT_COMMANDS for arg in argv[: argv.index("--")]):
+        at = argv.index("--")
+        return argv[:at], argv[at + 1:]
+    return argv, None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="mcp", description="Model Context Protocol tools (mcpkit)")
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run a server file")
-    run.add_argument("file_spec", metavar="FILE[:OBJECT]")
-    run.add_argument("-t", "--transport", choices=["stdio", "sse", "streamable-http"], default=None)
-    commands.add_parser("version", help="print the installed version")
-    args = parser.parse_args(argv)
-    if args.command == "version":
-        print(f"MCP version {_version()}")
-        return 0
-    server = load_server(args.file_spec)
-    if args.transport is None:
-        server.run()
-    else:
-        server.run(transport=args.transport)
+    """Entry point of the `mcp` console script; the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    args, command = _split_command(args)
+    debug = "--debug" in args
+    args = [arg for arg in args if arg != "--debug"]
+    try:
+        try:
+            import click  # noqa: F401  # pyright: ignore[reportUnusedImport]
+            import rich  # noqa: F401  # pyright: ignore[reportUnusedImport]
+        except ImportError as missing:
+            if args and args[0] in ("run", "version", "-h", "--help"):
+                return _minimal(args)
+            raise CLIError(f"this command needs the cli extra ({missing.name} is missing): "
+                           'pip install "mcpkit[cli]"') from missing
+        return _run_click(args, command)
+    except CLIError as exc:
+        if debug:
+            traceback.print_exception(exc.__cause__ or exc)
+        print(f"mcp: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("mcp: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        text = str(exc).strip().splitlines()
+        print(f"mcp: unexpected error: {type(exc).__name__}{': ' + text[0] if text else ''} "
+              "(run with --debug for the traceback)", file=sys.stderr)
+        return 1
+
+
+def _run_click(args: list[str], command: list[str] | None) -> int:
+    import click
+
+    from mcp.cli.commands import app
+
+    try:
+        app.main(args, prog_name="mcp", standalone_mode=False, obj={"command": command})
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.ClickException as usage:
+        usage.show()
+        return usage.exit_code
+    except click.exceptions.Abort:
+        print("mcp: aborted", file=sys.stderr)
+        return 1
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
     return 0
 
 
