@@ -67,13 +67,12 @@ async def test_typed_requests_notifications_and_progress_reach_a_legacy_client()
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append((value, total, message))
 
-    with pytest.warns(Warning):  # roots is deprecated as of 2026-07-28
-        async with Client(_server(calls), mode="legacy", list_roots_callback=list_roots,
-                          message_handler=on_message) as client:
-            result = await client.call_tool("ask", {}, progress_callback=on_progress)
-            with anyio.fail_after(5):
-                while len(seen) < 2:
-                    await anyio.sleep(0.01)
+    async with Client(_server(calls), mode="legacy", list_roots_callback=list_roots,
+                      message_handler=on_message) as client:
+        result = await client.call_tool("ask", {}, progress_callback=on_progress)
+        with anyio.fail_after(5):
+            while len(seen) < 2:
+                await anyio.sleep(0.01)
     assert isinstance(result.content[0], TextContent) and result.content[0].text == "file:///work"
     assert calls == {"protocol_version": "2025-11-25", "can_send_request": True}
     methods = [getattr(message, "method", None) for message in seen]

@@ -9,7 +9,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console
 
@@ -51,7 +51,7 @@ async def _talk(target: Target, options: TalkOptions, what: str, action: Action)
         async with open_target(target) as server:
             try:
                 client = Client(server, mode=options.mode, read_timeout_seconds=options.timeout,
-                                log_level=options.log_level, logging_callback=interaction.on_log,
+                                log_level=cast("Any", options.log_level), logging_callback=interaction.on_log,
                                 elicitation_callback=interaction.on_elicit)
             except ValueError as exc:
                 raise CLIError(f"--mode: {exc}", 2) from exc

@@ -5,12 +5,19 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
 from mcp.shared.exceptions import ListenNotSupportedError, MCPError, SubscriptionLost, single_leaf
+from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY as SUBSCRIPTION_ID_META_KEY
+from mcp.shared.subscriptions import (
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated,
+    ToolsListChanged,
+    event_from_wire,
+)
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -18,28 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["ListenNotSupportedError", "ListenRoute", "OnEvent", "PromptsListChanged", "ResourceUpdated", "ResourcesListChanged",
            "ServerEvent", "Subscription", "SubscriptionLost", "ToolsListChanged", "listen"]
 
-SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
 MAX_UNCONSUMED = 1024
-
-
-@dataclass(frozen=True, slots=True)
-class ToolsListChanged:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class PromptsListChanged:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class ResourcesListChanged:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceUpdated:
-    uri: str
 
 
 Event = ToolsListChanged | PromptsListChanged | ResourcesListChanged | ResourceUpdated
@@ -48,19 +34,10 @@ ServerEvent = Event
 OnEvent = Callable[[Event], Awaitable[None]]
 """A per-event callback, awaited before the event reaches the stream's consumer."""
 
-_EVENTS: dict[str, Any] = {
-    "notifications/tools/list_changed": ToolsListChanged,
-    "notifications/prompts/list_changed": PromptsListChanged,
-    "notifications/resources/list_changed": ResourcesListChanged,
-}
-
 
 def event_for(method: str, params: dict[str, Any]) -> Event | None:
-    if method == "notifications/resources/updated":
-        uri = params.get("uri")
-        return ResourceUpdated(uri=str(uri)) if uri is not None else None
-    cls = _EVENTS.get(method)
-    return cls() if cls is not None else None
+    """The event a listen-stream notification stands for (see `mcp.shared.subscriptions`)."""
+    return event_from_wire(method, params)
 
 
 ListenEnd = Literal["closed", "lost", "local"]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol
 
 from typing_extensions import TypeVar
+
+from mcp.shared.context import BaseContext
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -85,18 +87,18 @@ LifespanT_co = TypeVar("LifespanT_co", default=Any, covariant=True)
 _LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-class Context(Generic[LifespanT_co]):
-    """The official SDK's low-level per-request context over a dispatch context (`dctx`: the
-    transport metadata and the request's back-channel), the lifespan output and the connection.
+class Context(BaseContext[Any], Generic[LifespanT_co]):
+    """The official SDK's low-level per-request context: a `BaseContext` over a dispatch context
+    (`dctx`: the transport metadata and the request's back-channel), plus the lifespan output and
+    the connection.
 
     The server hands its handlers a `ServerRequestContext`; this class serves code written against
     the official `mcp.server.context.Context`."""
 
     def __init__(self, dctx: Any, *, lifespan: LifespanT_co, connection: Any, meta: dict[str, Any] | None = None) -> None:
-        self._dctx = dctx
+        super().__init__(dctx, meta)
         self._lifespan = lifespan
         self._connection = connection
-        self._meta = meta
 
     @property
     def lifespan(self) -> LifespanT_co:
@@ -114,41 +116,9 @@ class Context(Generic[LifespanT_co]):
         return getattr(self._connection, "session_id", None)
 
     @property
-    def transport(self) -> Any:
-        """The transport's metadata for this request."""
-        return getattr(self._dctx, "transport", None)
-
-    @property
     def headers(self) -> Any:
         """The request headers, when the transport has them (None on stdio)."""
         return getattr(self.transport, "headers", None)
-
-    @property
-    def meta(self) -> dict[str, Any] | None:
-        """The request's `_meta`."""
-        return self._meta
-
-    @property
-    def cancel_requested(self) -> Any:
-        """The event set when the peer cancels this request."""
-        return self._dctx.cancel_requested
-
-    @property
-    def can_send_request(self) -> bool:
-        """Whether the back-channel can deliver a server-initiated request now."""
-        return bool(self._dctx.can_send_request)
-
-    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> dict[str, Any]:
-        """Send a request to the peer on the back-channel; its result as a dict."""
-        return await self._dctx.send_raw_request(method, params, opts)
-
-    async def notify(self, method: str, params: Mapping[str, Any] | None = None, opts: Any = None) -> None:
-        """Send a notification on this request's back-channel."""
-        await self._dctx.notify(method, params, opts)
-
-    async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Report progress for this request (a no-op when the peer gave no progress token)."""
-        await self._dctx.progress(progress, total, message)
 
     async def log(self, level: str, data: Any, logger: str | None = None, *, meta: dict[str, Any] | None = None) -> None:
         """Deprecated protocol logging (`notifications/message`) on this request's back-channel; on
@@ -158,7 +128,8 @@ class Context(Generic[LifespanT_co]):
 
         warn_deprecated("logging")
         if getattr(self._connection, "protocol_version", None) in MODERN_VERSIONS:
-            wanted = (self._meta or {}).get(LOG_LEVEL_META_KEY)
+            request_meta: dict[str, Any] = self._meta or {}
+            wanted = request_meta.get(LOG_LEVEL_META_KEY)
             if wanted not in _LOG_LEVELS or _LOG_LEVELS.index(level) < _LOG_LEVELS.index(wanted):
                 return
         params: dict[str, Any] = {"level": level, "data": data}

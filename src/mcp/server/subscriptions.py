@@ -9,43 +9,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
 from mcp.shared.exceptions import MCPError
+from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY as SUBSCRIPTION_ID_META_KEY
+from mcp.shared.subscriptions import PromptsListChanged as PromptsListChanged
+from mcp.shared.subscriptions import ResourcesListChanged as ResourcesListChanged
+from mcp.shared.subscriptions import ResourceUpdated as ResourceUpdated
+from mcp.shared.subscriptions import ServerEvent as ServerEvent
+from mcp.shared.subscriptions import ToolsListChanged as ToolsListChanged
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
 logger = logging.getLogger("mcp.server.subscriptions")
 
-SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolsListChanged:
-    method = "notifications/tools/list_changed"
-
-
-@dataclass(frozen=True, slots=True)
-class PromptsListChanged:
-    method = "notifications/prompts/list_changed"
-
-
-@dataclass(frozen=True, slots=True)
-class ResourcesListChanged:
-    method = "notifications/resources/list_changed"
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceUpdated:
-    uri: str
-    method = "notifications/resources/updated"
-
-
-ServerEvent = ToolsListChanged | PromptsListChanged | ResourcesListChanged | ResourceUpdated
 
 
 class SubscriptionBus(Protocol):
