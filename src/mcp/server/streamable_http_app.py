@@ -119,22 +119,36 @@ def _app_class() -> Any:
     return _app_class_cache
 
 
+_LIMIT_OPTIONS = frozenset({"max_header_size", "header_timeout", "body_timeout"})
+"""`run()` options for the connection limits (`mcp.server.http_limits.HttpLimits`)."""
+
+
+def _limits(options: dict[str, Any]) -> Any:
+    """Take the connection-limit options out of `options`, as an `HttpLimits`."""
+    from mcp.server.http_limits import DEFAULT_HTTP_LIMITS, HttpLimits
+
+    given = {name: options.pop(name) for name in _LIMIT_OPTIONS & set(options)}
+    return HttpLimits(**{**{name: getattr(DEFAULT_HTTP_LIMITS, name) for name in _LIMIT_OPTIONS}, **given})
+
+
 async def serve(server: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
                 access_log: bool | None = None, **options: Any) -> None:
     """Serve Streamable HTTP with uvicorn until cancelled."""
-    unknown = set(options) - _HTTP_OPTIONS
+    unknown = set(options) - _HTTP_OPTIONS - _LIMIT_OPTIONS
     if unknown:
         raise TypeError(f"run(transport='streamable-http') got unexpected option(s) {sorted(unknown)}")
+    limits = _limits(options)
     app = build_app(server, host=host, **options)
-    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log))
+    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log), limits)
 
 
 async def serve_sse(server: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
                     access_log: bool | None = None, **options: Any) -> None:
     from mcp.server.sse import build_sse_app
 
+    limits = _limits(options)
     app = build_sse_app(server, host=host, **options)
-    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log))
+    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log), limits)
 
 
 def uvicorn_config(app: Any, *, host: str, port: int, log_level: str, access_log: bool | None = None) -> Any:
@@ -149,12 +163,15 @@ def uvicorn_config(app: Any, *, host: str, port: int, log_level: str, access_log
     return uvicorn.Config(app, host=host, port=port, log_level=level, lifespan="on", access_log=access_log)
 
 
-async def _uvicorn(config: Any) -> None:
+async def _uvicorn(config: Any, limits: Any = None) -> None:
     import uvicorn
+
+    from mcp.server.http_limits import DEFAULT_HTTP_LIMITS, guarded_protocol
 
     if not config.loaded:
         config.load()
-    config.http_protocol_class = chunked_reads(config.http_protocol_class)
+    config.http_protocol_class = guarded_protocol(chunked_reads(config.http_protocol_class),
+                                                  DEFAULT_HTTP_LIMITS if limits is None else limits)
     await uvicorn.Server(config).serve()
 
 

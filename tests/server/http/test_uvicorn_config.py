@@ -37,7 +37,7 @@ def test_an_explicit_access_log_choice_wins_over_the_log_level() -> None:
 async def test_run_passes_access_log_and_the_address_to_uvicorn(transport: str, monkeypatch: pytest.MonkeyPatch) -> None:
     configs: list[Any] = []
 
-    async def capture(config: Any) -> None:
+    async def capture(config: Any, limits: Any = None) -> None:
         configs.append(config)
 
     monkeypatch.setattr(streamable_http_app, "_uvicorn", capture)

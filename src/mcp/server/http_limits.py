@@ -1,0 +1,110 @@
+"""Connection limits for the HTTP servers `run()` starts (uvicorn with httptools).
+
+uvicorn bounds neither the size of a request head on its httptools parser nor how long a client
+may take to send it, and it never times out a connection that sends nothing at all: a client could
+hold a 100 MB header in memory, or keep 1,000 silent sockets open until the process runs out of file
+descriptors. `HttpLimits` closes those gaps per connection:
+
+- a request head (request line and headers) larger than `max_header_size` bytes is answered
+  `431 Request Header Fields Too Large` and the connection closed, before the rest is read;
+- a connection must complete each request head within `header_timeout` seconds of opening or of
+  the request's first byte (a silent or slow-header client is disconnected);
+- a request body must arrive within `body_timeout` seconds of its head (a slow-body client is
+  disconnected; the handler sees the disconnect).
+
+Between requests uvicorn's own keep-alive timeout (5 s) closes idle connections. Responses, SSE
+streams included, are never cut short: the timers stop once a request has been read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["DEFAULT_HTTP_LIMITS", "HttpLimits", "guarded_protocol"]
+
+_HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                   b"content-length: 32\r\nconnection: close\r\n\r\nRequest header fields too large\n")
+
+
+@dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """Per-connection limits of the HTTP server (see the module docstring); `None` turns one off."""
+
+    max_header_size: int | None = 128 * 1024
+    header_timeout: float | None = 30.0
+    body_timeout: float | None = 60.0
+
+
+DEFAULT_HTTP_LIMITS = HttpLimits()
+
+
+def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLimits) -> type[asyncio.BaseProtocol]:
+    """`protocol_class` (uvicorn's httptools protocol) with `limits` enforced. Another protocol
+    (h11, which bounds its head itself) is returned unchanged."""
+    if not hasattr(protocol_class, "on_headers_complete"):
+        return protocol_class
+    max_head = limits.max_header_size
+    head_timeout = limits.header_timeout
+    body_timeout = limits.body_timeout
+    base: Any = protocol_class
+
+    class Guarded(base):
+        _mcp_in_head = True
+        _mcp_head_bytes = 0
+        _mcp_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._mcp_arm(head_timeout)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self._mcp_in_head and max_head is not None:
+                self._mcp_head_bytes += len(data)
+                if self._mcp_head_bytes > max_head:
+                    self._mcp_refuse_head()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._mcp_in_head = True
+            self._mcp_head_bytes = 0
+            self._mcp_arm(head_timeout)
+
+        def on_headers_complete(self) -> None:
+            self._mcp_in_head = False
+            self._mcp_arm(body_timeout)
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            self._mcp_arm(None)
+            super().on_message_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._mcp_arm(None)
+            super().connection_lost(exc)
+
+        def _mcp_arm(self, seconds: float | None) -> None:
+            if self._mcp_timer is not None:
+                self._mcp_timer.cancel()
+                self._mcp_timer = None
+            if seconds is not None:
+                self._mcp_timer = asyncio.get_running_loop().call_later(seconds, self._mcp_expire)
+
+        def _mcp_expire(self) -> None:
+            self._mcp_timer = None
+            transport = getattr(self, "transport", None)
+            if transport is not None and not transport.is_closing():
+                transport.close()
+
+        def _mcp_refuse_head(self) -> None:
+            self._mcp_in_head = False
+            self._mcp_arm(None)
+            transport = getattr(self, "transport", None)
+            if transport is not None and not transport.is_closing():
+                transport.write(_HEAD_TOO_LARGE)
+                transport.close()
+
+    Guarded.__name__ = Guarded.__qualname__ = f"Guarded{protocol_class.__name__}"
+    return Guarded
