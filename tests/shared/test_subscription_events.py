@@ -23,9 +23,9 @@ def test_a_wire_frame_maps_to_its_event_and_anything_else_to_none() -> None:
         shared_subs.ResourceUpdated(uri="file:///a")
     assert shared_subs.event_from_wire("notifications/resources/updated", {"uri": 7}) is None
     assert shared_subs.event_from_wire("notifications/message", {"level": "info"}) is None
-    assert shared_subs.LISTEN_STREAM_METHODS == {
+    assert {
         "notifications/tools/list_changed", "notifications/prompts/list_changed",
-        "notifications/resources/list_changed", "notifications/resources/updated"}
+        "notifications/resources/list_changed", "notifications/resources/updated"} == shared_subs.LISTEN_STREAM_METHODS
 
 
 def test_only_what_the_filter_acknowledged_matches() -> None:

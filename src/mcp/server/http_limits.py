@@ -55,19 +55,22 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
         _mcp_head_bytes = 0
         _mcp_timer: asyncio.TimerHandle | None = None
 
+        def _mcp_super(self) -> Any:
+            return super()
+
         def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
+            self._mcp_super().connection_made(transport)
             self._mcp_arm(head_timeout)
 
         def data_received(self, data: bytes) -> None:
-            super().data_received(data)
+            self._mcp_super().data_received(data)
             if self._mcp_in_head and max_head is not None:
                 self._mcp_head_bytes += len(data)
                 if self._mcp_head_bytes > max_head:
                     self._mcp_refuse_head()
 
         def on_message_begin(self) -> None:
-            super().on_message_begin()
+            self._mcp_super().on_message_begin()
             self._mcp_in_head = True
             self._mcp_head_bytes = 0
             self._mcp_arm(head_timeout)
@@ -75,15 +78,15 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
         def on_headers_complete(self) -> None:
             self._mcp_in_head = False
             self._mcp_arm(body_timeout)
-            super().on_headers_complete()
+            self._mcp_super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             self._mcp_arm(None)
-            super().on_message_complete()
+            self._mcp_super().on_message_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._mcp_arm(None)
-            super().connection_lost(exc)
+            self._mcp_super().connection_lost(exc)
 
         def _mcp_arm(self, seconds: float | None) -> None:
             if self._mcp_timer is not None:
