@@ -87,7 +87,7 @@ def test_an_answer_larger_than_the_pipe_buffer_arrives_whole(server: RawServer) 
 def test_sync_tool_failures_and_bad_arguments_are_is_error_results(server: RawServer) -> None:
     failed = server.request(_call(1, "fail", message="no luck"))["result"]
     assert failed["isError"] is True
-    assert failed["content"][0]["text"] == "Error executing tool fail: no luck"
+    assert failed["content"][0]["text"] == "Error executing tool fail"  # an unexpected exception: masked
     bad = server.request(_call(2, "add", a="x", b=1))["result"]
     assert bad["isError"] is True and "validation error" in bad["content"][0]["text"]
     wrong = server.request({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": 5}})

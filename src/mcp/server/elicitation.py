@@ -117,19 +117,24 @@ def to_result(schema: type[BaseModel], result: dict[str, Any]) -> Any:
     return CancelledElicitation()
 
 
+class InvalidElicitationAnswer(ValueError):
+    """An accepted elicitation answer without content, or whose content does not fit the requested
+    schema: the client's doing, so a tool that fails on it shows this text (it holds no server data)."""
+
+
 def validated_result(schema: type[BaseModel], result: dict[str, Any]) -> Any:
     """As `to_result`, for a direct `elicit()` call: an accept without content, or with content that
     does not fit `schema`, is a `ValueError` (the official messages)."""
     if result.get("action") == "accept":
         content = result.get("content")
         if content is None:
-            raise ValueError("Received an accepted elicitation with no content")
+            raise InvalidElicitationAnswer("Received an accepted elicitation with no content")
         from pydantic import ValidationError
 
         try:
             data = schema.model_validate(content)
         except ValidationError as exc:
-            raise ValueError(
+            raise InvalidElicitationAnswer(
                 "Received an accepted elicitation whose content does not match the requested schema"
             ) from exc
         return AcceptedElicitation[schema](data=data)  # type: ignore[valid-type]

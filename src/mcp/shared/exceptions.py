@@ -139,6 +139,17 @@ class ResourceError(MCPServerError):
     """A resource could not be read."""
 
 
+class PromptRenderingFailed(ValueError):
+    """A prompt function (or the conversion of its value) failed: `Prompt.render` raises it as the
+    official `ValueError("Error rendering prompt <name>")` (the cause is its `__cause__`), while `prompts/get` answers it
+    -32603 "Internal server error" with the cause in the server's log, never in the answer (its text
+    may hold secrets or paths)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Error rendering prompt {name}")
+        self.name = name
+
+
 class ResourceNotFoundError(ResourceError):
     """No such resource: nothing matches the URI, or its function says so (-32602, own message)."""
 

@@ -349,8 +349,9 @@ async def test_an_exception_in_the_function_becomes_a_value_error_naming_the_pro
     def broken() -> str:
         raise RuntimeError("boom")
 
-    with pytest.raises(ValueError, match="Error rendering prompt broken: boom"):
+    with pytest.raises(ValueError, match=r"^Error rendering prompt broken$") as exc_info:
         await Prompt.from_function(broken).render()
+    assert str(exc_info.value.__cause__) == "boom"
 
 
 @pytest.mark.anyio
@@ -474,3 +475,28 @@ async def test_render_prompt_passes_the_context_and_an_input_required_result_thr
     result = await manager.render_prompt("asks", None, "second")
     assert isinstance(result, GetPromptResult)
     assert _texts(result.messages) == [("user", "done")]
+
+
+@pytest.mark.anyio
+async def test_a_prompt_that_crashes_is_an_internal_error_that_keeps_its_text_on_the_server(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from mcp import Client
+    from mcp.server import MCPServer
+
+    mcp = MCPServer("crashing prompts")
+
+    @mcp.prompt()
+    def leaky(topic: str) -> str:
+        raise RuntimeError("db password=hunter2")
+
+    @mcp.prompt()
+    async def aleaky(topic: str) -> str:
+        raise RuntimeError("db password=hunter2")
+
+    async with Client(mcp) as client:
+        for name in ("leaky", "aleaky"):
+            with pytest.raises(MCPError) as exc_info:
+                await client.get_prompt(name, {"topic": "x"})
+            assert (exc_info.value.code, exc_info.value.message) == (-32603, "Internal server error")
+            assert "hunter2" not in str(exc_info.value.error)
+    assert any("hunter2" in str(record.exc_info[1]) for record in caplog.records if record.exc_info)

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.session import WireResult
-from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError, UnexpectedResourceError
+from mcp.shared.exceptions import (
+    MCPError,
+    PromptRenderingFailed,
+    ResourceError,
+    ResourceNotFoundError,
+    UnexpectedResourceError,
+)
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
@@ -296,6 +302,8 @@ async def get_prompt(server: MCPServer, ctx: ServerRequestContext[Any], params: 
     async def run() -> Any:
         try:
             return await server._prompts.render_prompt(params.name, params.arguments, new_context(ctx, server))
+        except PromptRenderingFailed as exc:
+            raise _prompt_crashed(exc) from None
         except ValueError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
 
@@ -320,10 +328,19 @@ def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
     def job() -> Any:
         try:
             return render()
+        except PromptRenderingFailed as exc:
+            raise _prompt_crashed(exc) from None
         except ValueError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
 
     return job
+
+
+def _prompt_crashed(exc: PromptRenderingFailed) -> MCPError:
+    """A prompt function's crash as the client sees it: -32603 "Internal server error", the
+    cause logged here (its text may hold secrets, so it never reaches the answer)."""
+    logger.error("%s", exc, exc_info=exc.__cause__)
+    return MCPError(INTERNAL_ERROR, "Internal server error")
 
 
 async def complete(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:

@@ -106,6 +106,7 @@ class MCPServer(Generic[LifespanT]):
         subscriptions: Any = None,
         middleware: list[Any] | None = None,
         page_size: int | None = None,
+        mask_error_details: bool = True,
         **unexpected: Any,
     ) -> None:
         if unexpected:
@@ -119,6 +120,9 @@ class MCPServer(Generic[LifespanT]):
             raise ValueError("auth settings need exactly one of token_verifier or auth_server_provider")
         self._token_verifier = token_verifier
         self._auth_server_provider = auth_server_provider
+        self._mask_error_details = mask_error_details
+        """Tools answer an unexpected exception with `Error executing tool NAME` only (the text may
+        hold secrets or paths; the traceback goes to the log). False keeps the text, for development."""
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
         from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
@@ -321,6 +325,7 @@ class MCPServer(Generic[LifespanT]):
             tool = RegisteredTool(fn, name=name, title=title, description=description, annotations=annotations,
                                   icons=icons, meta=meta, structured_output=structured_output,
                                   input_schema=input_schema)
+        tool.mask_errors = self._mask_error_details
         if tool.name in self._tools:
             if self._setting("warn_on_duplicate_tools"):
                 logger.warning("Tool already exists: %s", tool.name)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, Val
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.media import Audio, Image
 from mcp.server.mcpserver.signature import Signature, inspect_function
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, PromptRenderingFailed
 from mcp.types import (
     AudioContent,
     ContentBlock,
@@ -61,6 +61,7 @@ def _to_content(value: Any) -> Any:
     if isinstance(value, Image | Audio):
         return value.to_content_block()
     return value
+
 
 
 class Message(BaseModel):
@@ -227,15 +228,16 @@ class Prompt(BaseModel):
         multi-round-trip prompt) is returned as is.
         """
         arguments = self._check_required(arguments)
+        kwargs = self._validated(arguments, context)
         try:
-            value = await self._call(arguments, context)
+            value = await self._invoke(kwargs)
             if isinstance(value, InputRequiredResult):
                 return value
             return to_prompt_messages(value)
         except MCPError:
             raise
         except Exception as exc:
-            raise ValueError(f"Error rendering prompt {self.name}: {exc}") from exc
+            raise PromptRenderingFailed(self.name) from exc
 
     @property
     def plain_sync(self) -> bool:
@@ -245,8 +247,9 @@ class Prompt(BaseModel):
     def render_sync(self, arguments: dict[str, str] | None = None) -> list[PromptMessage]:
         """`render` for a `plain_sync` prompt, in the calling (worker) thread; raises as `render`."""
         arguments = self._check_required(arguments)
+        kwargs = self._validated(arguments, None)
         try:
-            value = self.fn(**self._kwargs(arguments, None))
+            value = self.fn(**kwargs)
             if inspect.isawaitable(value):
                 if inspect.iscoroutine(value):
                     value.close()
@@ -254,6 +257,14 @@ class Prompt(BaseModel):
             return to_prompt_messages(value)
         except MCPError:
             raise
+        except Exception as exc:
+            raise PromptRenderingFailed(self.name) from exc
+
+    def _validated(self, arguments: dict[str, Any], context: Any) -> dict[str, Any]:
+        """`_kwargs`, with invalid arguments as `ValueError("Error rendering prompt <name>: ...")`
+        (the client's mistake: answered -32602 with the detail)."""
+        try:
+            return self._kwargs(arguments, context)
         except Exception as exc:
             raise ValueError(f"Error rendering prompt {self.name}: {exc}") from exc
 
@@ -265,8 +276,7 @@ class Prompt(BaseModel):
             raise ValueError(f"Missing required arguments: {missing}")
         return arguments
 
-    async def _call(self, arguments: dict[str, Any], context: Any) -> Any:
-        kwargs = self._kwargs(arguments, context)
+    async def _invoke(self, kwargs: dict[str, Any]) -> Any:
         value: Any
         if self.signature.is_async:
             value = await self.fn(**kwargs)

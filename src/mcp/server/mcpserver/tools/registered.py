@@ -17,7 +17,7 @@ from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.dependencies import NeedInput
 from mcp.server.mcpserver.results import OutputPlan, compile_output, to_wire_content
 from mcp.server.mcpserver.signature import Signature, inspect_function
-from mcp.shared.exceptions import InvalidSignature, MCPError, ToolError
+from mcp.shared.exceptions import InvalidSignature, MCPError, ResourceError, ToolError
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult, Tool
@@ -37,7 +37,7 @@ class RegisteredTool:
     """One tool: its wire description and its compiled call plan."""
 
     __slots__ = ("_header_params", "_input_schema", "_schema_check", "_wire", "annotations",
-                 "description", "fn", "icons", "meta", "name", "output", "signature", "title")
+                 "description", "fn", "icons", "mask_errors", "meta", "name", "output", "signature", "title")
 
     def __init__(
         self,
@@ -61,6 +61,9 @@ class RegisteredTool:
         self.annotations = annotations
         self.icons = icons
         self.meta = meta
+        self.mask_errors = True
+        """Whether an unexpected exception's text is kept out of the answer (set by the server's
+        `mask_error_details`); invalid arguments and `ToolError`s always keep theirs."""
         self._input_schema = input_schema
         self._schema_check: Callable[[Any], str | None] | None = None
         self.signature: Signature = inspect_function(fn, self.name, free_form=input_schema is not None)
@@ -177,19 +180,35 @@ class RegisteredTool:
         wire dict, or the result model the function built itself. Tool failures become `is_error`
         results; `MCPError` (and a pending question) propagate."""
         try:
-            return self._to_wire(await self.run(arguments, context))
+            value = await self.run(arguments, context)
         except (MCPError, NeedInput):
             raise
         except Exception as exc:
             return self._failure(exc)
+        return self._converted(value)
 
     def call_wire_sync(self, arguments: dict[str, Any] | None) -> Any:
         """`call_wire` for a `plain_sync` tool, entirely in the calling (worker) thread."""
         try:
-            return self._to_wire(self.fn(**self._arguments(arguments)))
+            value = self.fn(**self._arguments(arguments))
         except (MCPError, NeedInput):
             raise
         except Exception as exc:
+            return self._failure(exc)
+        return self._converted(value)
+
+    def _converted(self, value: Any) -> Any:
+        """`_to_wire(value)`; a value that fails the output schema is a detailed tool error (the
+        model should learn which field was wrong), any other conversion failure a masked one."""
+        try:
+            return self._to_wire(value)
+        except MCPError:
+            raise
+        except Exception as exc:
+            from pydantic_core import ValidationError
+
+            if isinstance(exc, ValidationError):
+                return error_wire(f"Error executing tool {self.name}: {exc}")
             return self._failure(exc)
 
     def _to_wire(self, value: Any) -> Any:
@@ -203,10 +222,18 @@ class RegisteredTool:
         return {"content": to_wire_content(value), "isError": False}
 
     def _failure(self, exc: Exception) -> dict[str, Any]:
-        """A failed call as the model sees it: an `is_error` result naming the tool."""
-        cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValueError) else exc
-        logger.debug("tool %s failed", self.name, exc_info=True)
-        return error_wire(f"Error executing tool {self.name}: {cause}")
+        """A failed call as the model sees it: an `is_error` result naming the tool. Invalid
+        arguments and deliberate `ToolError`/`ResourceError`s keep their text; anything else is a
+        crash whose text may hold secrets or paths: masked to `Error executing tool NAME` (unless
+        `mask_errors` is off), with the traceback in the server log."""
+        if isinstance(exc, ToolError | ResourceError) or _shows_its_text(exc):
+            cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValueError) else exc
+            logger.debug("tool %s failed", self.name, exc_info=True)
+            return error_wire(f"Error executing tool {self.name}: {cause}")
+        logger.error("Error executing tool %s", self.name, exc_info=exc)
+        if not self.mask_errors:
+            return error_wire(f"Error executing tool {self.name}: {exc}")
+        return error_wire(f"Error executing tool {self.name}")
 
     async def call(self, arguments: dict[str, Any] | None, context: Any) -> Any:
         """As `call_wire`, always returning a result model (`CallToolResult` or the function's own)."""
@@ -235,6 +262,15 @@ class RegisteredTool:
         if self.meta is not None:
             out["_meta"] = self.meta
         return out
+
+
+def _shows_its_text(exc: Exception) -> bool:
+    """Failures the framework raises about the client's answers (a declined question a resolver
+    needed, an elicitation answer that does not fit its schema): their text holds no server data."""
+    from mcp.server.elicitation import InvalidElicitationAnswer
+    from mcp.server.mcpserver.dependencies import ResolverDeclined
+
+    return isinstance(exc, ResolverDeclined | InvalidElicitationAnswer)
 
 
 def _wire_of(value: Any) -> Any:
