@@ -130,8 +130,8 @@ def test_a_template_without_variables_matches_only_itself() -> None:
 @pytest.mark.parametrize(
     ("template", "message"),
     [
-        ("manuals://{+path}{ext}", "nothing between"),
-        ("x://{a}{b}", "nothing between"),
+        ("manuals://{+path}{ext}", "adjacent with no literal separator"),
+        ("x://{a}{b}", "adjacent with no literal separator"),
         ("x://{+a}/{+b}", "more than one multi-segment"),
         ("x://{+a}/{/b*}", "more than one multi-segment"),
         ("x://{#a}/{+b}", "more than one multi-segment"),
