@@ -128,11 +128,9 @@ class _Scan:
 
     def prev_stop(self, stops: str, at: int) -> int:
         """The last position < `at` holding one of `stops` (-1 if none)."""
-        if not stops:
-            return -1
-        positions = self.stops_of(stops)
-        index = bisect_left(positions, at)
-        return positions[index - 1] if index else -1
+        # Called once per step per scan: a few C-level scans beat building the stop list.
+        self.work += len(stops) * at
+        return max([self.uri.rfind(char, 0, at) for char in stops], default=-1)
 
     def stops_of(self, stops: str) -> list[int]:
         positions = self.stop_lists.get(stops)

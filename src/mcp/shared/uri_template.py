@@ -20,7 +20,8 @@ in the URI's length: `mcp.shared._uri_matcher` scans instead of backtracking, so
 against `{name}-{date}` cannot stall the server. Values are percent-decoded and returned as
 strings (lists for exploded variables), with no path-safety checks (see `mcp.shared.path_security`).
 Variables in the trailing `{?...}`/`{&...}` run are matched leniently: in any order, optional,
-with unknown query parameters ignored. Every other variable must be present and non-empty.
+with unknown query parameters ignored. Every other variable must be present; a `{;x}` or a
+strict `{&x}` value may be empty, any other value may not.
 
 Standard library only (layer L0).
 """
