@@ -63,3 +63,42 @@ def test_long_uris_against_a_two_variable_template_are_answered_and_a_ping_behin
     (content,) = answers["hit"]["result"]["contents"]
     assert content["text"] == f"{AT_THE_CAP - 9 - 1} x"  # the name takes every dash but the last
     assert answers["ping"] == {"jsonrpc": "2.0", "id": "ping", "result": {}}
+
+
+@pytest.mark.anyio
+async def test_long_uris_over_http_are_answered_and_another_sessions_ping_too() -> None:
+    """Over Streamable HTTP (in-process ASGI) the matcher ran on the event loop shared by every
+    session: another session's ping waited for the misses. The bodies stay far under the 4 MiB
+    request limit (the 3 MB URI too)."""
+    import json
+
+    import anyio
+    from hardening_support import HANDSHAKE, INIT, asgi_request
+    from test_fuzz_http import load_target
+
+    mcp = load_target().build()
+    app = mcp.streamable_http_app()
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    answers: dict[str, Any] = {}
+
+    async def post(session: dict[str, str], message: dict[str, Any]) -> None:
+        response = await asgi_request(app, "POST", session, json.dumps(message).encode(), timeout=BUDGET)
+        (answers[message["id"]],) = response.messages()
+
+    async with mcp.session_manager.run():
+        sessions = []
+        for _ in range(2):
+            opened = await asgi_request(app, "POST", headers, json.dumps(INIT).encode())
+            sessions.append({**headers, "mcp-session-id": opened.headers["mcp-session-id"],
+                             "mcp-protocol-version": HANDSHAKE})
+        attacker, bystander = sessions
+        with anyio.fail_after(BUDGET):
+            async with anyio.create_task_group() as tg:
+                for i in range(6):
+                    tg.start_soon(post, attacker, read_resource(f"miss{i}", "pair://" + "-" * (AT_THE_CAP - 8) + "/"))
+                tg.start_soon(post, attacker, read_resource("huge", "pair://" + "-" * 3_000_000 + "x"))
+                tg.start_soon(post, bystander, {"jsonrpc": "2.0", "id": "ping", "method": "ping"})
+
+    for request_id in [*(f"miss{i}" for i in range(6)), "huge"]:
+        assert answers[request_id]["error"]["message"].startswith("Unknown resource"), answers[request_id]
+    assert answers["ping"] == {"jsonrpc": "2.0", "id": "ping", "result": {}}
