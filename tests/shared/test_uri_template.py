@@ -153,6 +153,22 @@ def test_malformed_templates_are_rejected_at_parse_time(template: str, message: 
         UriTemplate.parse(template)
 
 
+def test_the_two_ambiguity_rejections_use_the_documented_wording() -> None:
+    with pytest.raises(InvalidUriTemplate) as adjacent:
+        UriTemplate.parse("manuals://{+path}{ext}")
+    assert str(adjacent.value) == (
+        "Variables 'path' and 'ext' are adjacent with no literal separator; matching cannot "
+        "determine where one ends and the other begins. Add a literal between them or use a single variable."
+    )
+    assert adjacent.value.position == len("manuals://{+path}")
+    with pytest.raises(InvalidUriTemplate) as twice:
+        UriTemplate.parse("copy://{+source}/to/{+destination}")
+    assert str(twice.value) == (
+        "Template contains more than one multi-segment variable ({+var}, {#var}, or explode modifier); "
+        "matching would be ambiguous"
+    )
+
+
 def test_a_delimiting_operator_may_follow_a_variable_directly() -> None:
     assert UriTemplate("manuals://{+path}{.ext}").variable_names == ("path", "ext")
     assert UriTemplate("x://{a}{/b}{?c}").variable_names == ("a", "b", "c")
