@@ -168,13 +168,14 @@ class UriTemplate:
         return list(self._variables)
 
     @property
-    def variable_names(self) -> tuple[str, ...]:
-        """Every variable, in order of appearance."""
-        return self._variable_names
+    def variable_names(self) -> list[str]:
+        """Every variable's name, in order of appearance (a new list, as officially)."""
+        return list(self._variable_names)
 
     @property
-    def query_variable_names(self) -> tuple[str, ...]:
-        """The variables of the trailing `{?...}`/`{&...}` run: optional when matching."""
+    def query_variable_names(self) -> frozenset[str]:
+        """The variables of the trailing `{?...}`/`{&...}` run: optional when matching, so a
+        handler parameter bound to one needs a default (a frozenset, as officially)."""
         return self._query_names
 
     def __str__(self) -> str:
@@ -258,7 +259,7 @@ class UriTemplate:
                 break
             tail.insert(0, part)
         head = parts[: len(parts) - len(tail)]
-        self._query_names: tuple[str, ...] = tuple(v.name for e in tail for v in e.variables)
+        self._query_names: frozenset[str] = frozenset(v.name for e in tail for v in e.variables)
 
         steps: list[Step] = []
         in_query = False
