@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from mcp.shared import _uri_matcher
 from mcp.shared.exceptions import InvalidUriTemplate
 from mcp.shared.uri_template import _OPERATORS, UriTemplate, _Expression
 
@@ -151,11 +152,14 @@ def template_and_uri(draw: st.DrawFn) -> tuple[UriTemplate, str]:
     return template, uri
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@pytest.mark.parametrize("prune_from", [_uri_matcher.PRUNE_FROM, 0], ids=["short-uris-unpruned", "always-pruned"])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(case=template_and_uri())
-def test_matching_agrees_with_the_greedy_regular_expression(case: tuple[UriTemplate, str]) -> None:
+def test_matching_agrees_with_the_greedy_regular_expression(prune_from: int, case: tuple[UriTemplate, str]) -> None:
     template, uri = case
-    assert template.match(uri) == _oracle(template, uri)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_uri_matcher, "PRUNE_FROM", prune_from)
+        assert template.match(uri) == _oracle(template, uri)
 
 
 @pytest.mark.parametrize(
@@ -207,7 +211,11 @@ def _work(template: UriTemplate, uri: str) -> int:
         ("x://{a}=b{;c}=d", "=b;c=d", ""),
     ],
 )
-def test_the_work_of_a_failing_match_grows_linearly_with_the_uri(template: str, unit: str, end: str) -> None:
+@pytest.mark.parametrize("prune_from", [_uri_matcher.PRUNE_FROM, 1 << 62], ids=["pruned", "search-alone"])
+def test_the_work_of_a_failing_match_grows_linearly_with_the_uri(
+    template: str, unit: str, end: str, prune_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_uri_matcher, "PRUNE_FROM", prune_from)
     parsed = UriTemplate.parse(template)
     prefix = template.split("{")[0]
     small = _work(parsed, prefix + unit * 2_000 + end)
@@ -224,8 +232,8 @@ def test_the_work_of_any_match_is_bounded_by_uri_length_times_template_size(temp
     for repeat in (50, 400):
         uri = "s://" + chunk * repeat
         assert _work(template, uri) <= 12 * (len(uri) + 1) * steps
-    small = _work(template, "s://" + chunk * 100)
-    assert _work(template, "s://" + chunk * 800) <= 9 * small + 1_000
+    small = _work(template, "s://" + chunk * 300)  # both past PRUNE_FROM: the same path
+    assert _work(template, "s://" + chunk * 2_400) <= 9 * small + 1_000
 
 
 def test_a_long_uri_is_matched_when_the_caller_raises_the_length_cap() -> None:

@@ -37,6 +37,10 @@ PARAMS = 4
 
 _REPEATED = (SEGMENTS, PARAMS)
 
+PRUNE_FROM = 256
+"""URIs at least this long get lower bounds on where each step may start before the search (it
+cuts the work of a hostile URI to a few C-level scans; a short URI is quicker without)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -215,7 +219,9 @@ class _Scan:
     def _run(self) -> tuple[list[int], int] | None:
         steps = self.steps
         count = len(steps)
-        if not self.set_floors():
+        if self.n < PRUNE_FROM:
+            self.floors = [0] * (count + 1)
+        elif not self.set_floors():
             return None
         if count == 0:
             return ([], 0) if self.pick(-1, 0, 0) == 0 else None
