@@ -11,7 +11,10 @@ search over (step, position) states that
 - tries only ends where what follows can begin (the next literal is found with `str.rfind`),
 - remembers every state that failed, so no state is explored twice, and
 - lets every run of one step that ends at the same stop character share one cursor, so the
-  candidate ends of a value are counted down once however often the step is entered.
+  candidate ends of a value are counted down once however often the step is entered, and
+- (for URIs of `PRUNE_FROM` characters or more) first bounds, right to left, the earliest
+  position each step can start at, so a hostile URI that cannot fit is usually refused after a
+  few C-level scans and the search never tries ends the rest could not follow.
 
 That bounds the work by O(n·s) for a URI of n characters and a template of s steps (plus the
 literal comparisons `str.rfind` does), where a backtracking regex needs O(n²) or worse for
@@ -84,7 +87,10 @@ def _class_pattern(stops: str) -> re.Pattern[str]:
 
 
 class _Scan:
-    """One run of the search; frames are lists `[step, start, lo, cur, phase, aux]`."""
+    """One run of the search. A frame is a list `[step, start, lo, cur, phase, aux]`: candidate
+    ends `cur` down to `lo` remain; `phase` 0 = a repeated group's next iteration (starting at
+    `aux`) is still to try, 1 = the range, 2 = a repeated group's empty end, 3 = exhausted; for a
+    run, `aux` is its stop position (the key of the shared cursor in `low`)."""
 
     __slots__ = ("failed", "floors", "hash_at", "low", "n", "steps", "stop_lists", "tail", "uri", "work")
 
