@@ -77,6 +77,8 @@ class Matcher:
 
 
 _CLASS_PATTERNS: dict[str, re.Pattern[str]] = {}
+_NEARBY = 64
+"""How far `stop` searches before it lists every stop of the URI (once, then bisects)."""
 
 
 def _class_pattern(stops: str) -> re.Pattern[str]:
@@ -153,7 +155,16 @@ class _Scan:
         """The first position >= `at` holding one of `stops` (or the URI's length)."""
         if not stops:
             return self.n
-        positions = self.stops_of(stops)
+        positions = self.stop_lists.get(stops)
+        if positions is None:  # most values are short: look nearby before listing every stop
+            near = min(at + _NEARBY, self.n)
+            found = _class_pattern(stops).search(self.uri, at, near)
+            self.work += (found.start() + 1 if found is not None else near) - at
+            if found is not None:
+                return found.start()
+            if near == self.n:
+                return self.n
+            positions = self.stops_of(stops)
         index = bisect_left(positions, at)
         return positions[index] if index < len(positions) else self.n
 
