@@ -49,7 +49,7 @@ def test_query_variables_are_optional_unordered_and_ignore_extras() -> None:
     assert template.match("reviews://978") == {"isbn": "978"}
     assert template.match("reviews://978?sort=top") == {"isbn": "978", "sort": "top"}
     assert template.match("reviews://978?other=1&sort=top&limit=5") == {"isbn": "978", "sort": "top", "limit": "5"}
-    assert template.query_variable_names == ("limit", "sort")
+    assert template.query_variable_names == frozenset({"limit", "sort"})
 
 
 def test_a_query_parameter_without_a_value_matches_as_empty_and_the_first_occurrence_wins() -> None:
@@ -119,7 +119,7 @@ def test_literal_text_must_match_exactly() -> None:
 
 def test_a_template_without_variables_matches_only_itself() -> None:
     template = UriTemplate("config://app")
-    assert template.variable_names == ()
+    assert template.variable_names == []
     assert template.match("config://app") == {}
     assert template.match("config://apps") is None
 
@@ -130,8 +130,8 @@ def test_a_template_without_variables_matches_only_itself() -> None:
 @pytest.mark.parametrize(
     ("template", "message"),
     [
-        ("manuals://{+path}{ext}", "nothing between"),
-        ("x://{a}{b}", "nothing between"),
+        ("manuals://{+path}{ext}", "adjacent with no literal separator"),
+        ("x://{a}{b}", "adjacent with no literal separator"),
         ("x://{+a}/{+b}", "more than one multi-segment"),
         ("x://{+a}/{/b*}", "more than one multi-segment"),
         ("x://{#a}/{+b}", "more than one multi-segment"),
@@ -153,9 +153,25 @@ def test_malformed_templates_are_rejected_at_parse_time(template: str, message: 
         UriTemplate.parse(template)
 
 
+def test_the_two_ambiguity_rejections_use_the_documented_wording() -> None:
+    with pytest.raises(InvalidUriTemplate) as adjacent:
+        UriTemplate.parse("manuals://{+path}{ext}")
+    assert str(adjacent.value) == (
+        "Variables 'path' and 'ext' are adjacent with no literal separator; matching cannot "
+        "determine where one ends and the other begins. Add a literal between them or use a single variable."
+    )
+    assert adjacent.value.position == len("manuals://{+path}")
+    with pytest.raises(InvalidUriTemplate) as twice:
+        UriTemplate.parse("copy://{+source}/to/{+destination}")
+    assert str(twice.value) == (
+        "Template contains more than one multi-segment variable ({+var}, {#var}, or explode modifier); "
+        "matching would be ambiguous"
+    )
+
+
 def test_a_delimiting_operator_may_follow_a_variable_directly() -> None:
-    assert UriTemplate("manuals://{+path}{.ext}").variable_names == ("path", "ext")
-    assert UriTemplate("x://{a}{/b}{?c}").variable_names == ("a", "b", "c")
+    assert UriTemplate("manuals://{+path}{.ext}").variable_names == ["path", "ext"]
+    assert UriTemplate("x://{a}{/b}{?c}").variable_names == ["a", "b", "c"]
 
 
 def test_invalid_uri_template_is_a_value_error() -> None:

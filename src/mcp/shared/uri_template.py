@@ -14,10 +14,14 @@ unsupported prefix modifier (`{x:3}`) and query explode (`{?x*}`), two variables
 between them (`{a}{b}`; `{a}{.b}` is fine since `.` is a delimiter), and more than one
 multi-segment variable (`{+x}`, `{#x}` or an exploded one).
 
-Matching compiles to one regular expression. Values are percent-decoded and returned as strings
-(lists for exploded variables), with no path-safety checks (see `mcp.shared.path_security`).
+Matching takes, of all the ways a URI fits, the one that gives each value, left to right, as
+many characters as the rest allows (what a greedy regular expression would pick), in time linear
+in the URI's length: `mcp.shared._uri_matcher` scans instead of backtracking, so a long URI
+against `{name}-{date}` cannot stall the server. Values are percent-decoded and returned as
+strings (lists for exploded variables), with no path-safety checks (see `mcp.shared.path_security`).
 Variables in the trailing `{?...}`/`{&...}` run are matched leniently: in any order, optional,
-with unknown query parameters ignored. Every other variable must be present and non-empty.
+with unknown query parameters ignored. Every other variable must be present; a `{;x}` or a
+strict `{&x}` value may be empty, any other value may not.
 
 Standard library only (layer L0).
 """
@@ -30,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 from urllib.parse import quote, unquote
 
+from mcp.shared._uri_matcher import LITERAL, PARAM, PARAMS, RUN, SEGMENTS, Matcher, Step
 from mcp.shared.exceptions import InvalidUriTemplate
 
 __all__ = [
@@ -84,12 +89,6 @@ _VARNAME = re.compile(r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})+(?:\.(?:[A-Za-z0-9_]|%[
 _PCT_TRIPLET = re.compile(r"(%[0-9A-Fa-f]{2})")
 _RESERVED_SAFE = ":/?#[]@!$&'()*+,;="
 
-# Capture kinds
-_SCALAR = 0
-_LIST_SEGMENTS = 1  # exploded: "/a/b" or ".a.b" (split on the operator's separator)
-_LIST_NAMED = 2  # exploded named: ";x=a;x=b"
-_NAMED_OPTIONAL_VALUE = 3  # ";x" or ";x=value"
-
 
 @dataclass(frozen=True)
 class Variable:
@@ -113,11 +112,9 @@ class UriTemplate:
     """A parsed RFC 6570 URI template: `expand(values)` builds a URI, `match(uri)` takes one apart."""
 
     __slots__ = (
-        "_captures",
+        "_matcher",
         "_parts",
-        "_query_group",
         "_query_names",
-        "_regex",
         "_template",
         "_variable_names",
         "_variables",
@@ -171,13 +168,14 @@ class UriTemplate:
         return list(self._variables)
 
     @property
-    def variable_names(self) -> tuple[str, ...]:
-        """Every variable, in order of appearance."""
-        return self._variable_names
+    def variable_names(self) -> list[str]:
+        """Every variable's name, in order of appearance (a new list, as officially)."""
+        return list(self._variable_names)
 
     @property
-    def query_variable_names(self) -> tuple[str, ...]:
-        """The variables of the trailing `{?...}`/`{&...}` run: optional when matching."""
+    def query_variable_names(self) -> frozenset[str]:
+        """The variables of the trailing `{?...}`/`{&...}` run: optional when matching, so a
+        handler parameter bound to one needs a default (a frozenset, as officially)."""
         return self._query_names
 
     def __str__(self) -> str:
@@ -211,36 +209,45 @@ class UriTemplate:
     def match(self, uri: str, *, max_uri_length: int = DEFAULT_MAX_URI_LENGTH) -> dict[str, str | list[str]] | None:
         """The percent-decoded variable values if `uri` fits the template, else `None`.
         Optional query variables the URI leaves out are absent from the result. A URI longer than
-        `max_uri_length` does not match (it is not even scanned)."""
+        `max_uri_length` does not match (it is not even scanned). Time is linear in the URI's
+        length (see `mcp.shared._uri_matcher`)."""
         if len(uri) > max_uri_length:
             return None
-        m = self._regex.fullmatch(uri)
-        if m is None:
+        return self._match(uri, None)
+
+    def _match(self, uri: str, work: list[int] | None) -> dict[str, str | list[str]] | None:
+        """`match` without the length cap; `work[0]` grows by the scan's cost (for tests)."""
+        found = self._matcher.scan(uri, work)
+        if found is None:
             return None
+        starts, path_end = found
+        steps = self._matcher.steps
         result: dict[str, str | list[str]] = {}
-        for index, (name, kind, sep) in enumerate(self._captures, 1):
-            raw = m.group(index)
-            if kind == _SCALAR:
-                result[name] = unquote(raw)
-            elif kind == _NAMED_OPTIONAL_VALUE:
-                result[name] = unquote(raw) if raw is not None else ""
-            elif kind == _LIST_SEGMENTS:
-                result[name] = [unquote(item) for item in raw.split(sep)[1:]] if raw else []
-            else:  # _LIST_NAMED: ";x=a;x=b"
+        for index, step in enumerate(steps):
+            if not step.name:
+                continue
+            start = starts[index]
+            stop = starts[index + 1] if index + 1 < len(steps) else path_end
+            if step.kind == RUN:
+                result[step.name] = unquote(uri[start:stop])
+            elif step.kind == PARAM:  # ";x" or ";x=value"
+                value_at = start + len(step.text) + 1
+                result[step.name] = unquote(uri[value_at:stop]) if stop >= value_at else ""
+            elif step.kind == SEGMENTS:  # "/a/b" or ".a.b"
+                result[step.name] = [unquote(item) for item in uri[start:stop].split(step.text)[1:]]
+            else:  # PARAMS: ";x=a;x=b"
                 items: list[str] = []
-                for chunk in raw.split(";")[1:]:
+                for chunk in uri[start:stop].split(";")[1:]:
                     _, eq, value = chunk.partition("=")
                     items.append(unquote(value) if eq else "")
-                result[name] = items
-        if self._query_group:
-            query = m.group(self._query_group)
-            if query:
-                wanted = self._query_names
-                for pair in query.split("&"):
-                    key, eq, value = pair.partition("=")
-                    key = unquote(key)
-                    if key in wanted and key not in result:
-                        result[key] = unquote(value) if eq else ""
+                result[step.name] = items
+        if self._query_names and path_end < len(uri):
+            wanted = self._query_names
+            for pair in uri[path_end + 1 :].split("&"):
+                key, eq, value = pair.partition("=")
+                key = unquote(key)
+                if key in wanted and key not in result:
+                    result[key] = unquote(value) if eq else ""
         return result
 
     def _compile(self) -> None:
@@ -252,14 +259,13 @@ class UriTemplate:
                 break
             tail.insert(0, part)
         head = parts[: len(parts) - len(tail)]
-        self._query_names: tuple[str, ...] = tuple(v.name for e in tail for v in e.variables)
+        self._query_names: frozenset[str] = frozenset(v.name for e in tail for v in e.variables)
 
-        captures: list[tuple[str, int, str]] = []
-        pattern: list[str] = []
+        steps: list[Step] = []
         in_query = False
         for i, part in enumerate(head):
             if isinstance(part, str):
-                pattern.append(re.escape(part))
+                _add_literal(steps, part)
                 in_query = in_query or "?" in part
                 continue
             rest = head[i + 1 :]
@@ -269,16 +275,9 @@ class UriTemplate:
             later_fragment = any(
                 (isinstance(p, str) and "#" in p) or (isinstance(p, _Expression) and p.operator == "#") for p in rest
             )
-            pattern.append(_expression_pattern(part, captures, in_query, later_query, later_fragment))
+            _add_expression(steps, part, in_query, later_query, later_fragment)
             in_query = in_query or part.operator in _QUERY_OPS
-
-        self._query_group = 0
-        if tail:
-            introducer = "&" if in_query else r"\?"
-            pattern.append(f"(?:{introducer}([^#]*))?")
-            self._query_group = len(captures) + 1
-        self._captures = tuple(captures)
-        self._regex = re.compile("".join(pattern), re.DOTALL)
+        self._matcher = Matcher(tuple(steps), ("&" if in_query else "?") if tail else "")
 
 
 # -- parsing -----------------------------------------------------------------------------------
@@ -315,9 +314,10 @@ def _parse(template: str, max_variables: int) -> list[str | _Expression]:
         if count > max_variables:
             raise InvalidUriTemplate(f"Template exceeds maximum of {max_variables} variables", template=template)
         if parts and isinstance(parts[-1], _Expression) and not _OPERATORS[expression.operator].first:
-            raise InvalidUriTemplate(
-                f"Expressions {parts[-1]} and {expression} in URI template {template!r} have nothing between "
-                "them, so matching cannot tell where one ends: put a literal between them",
+            raise InvalidUriTemplate(  # the official wording, which users match on
+                f"Variables {parts[-1].variables[-1].name!r} and {expression.variables[0].name!r} are adjacent "
+                "with no literal separator; matching cannot determine where one ends and the other begins. "
+                "Add a literal between them or use a single variable.",
                 template=template,
                 position=brace,
             )
@@ -332,9 +332,9 @@ def _parse(template: str, max_variables: int) -> list[str | _Expression]:
             if variable.explode or expression.operator in ("+", "#"):
                 multi_segment.append(variable.name)
         if len(multi_segment) > 1:
-            raise InvalidUriTemplate(
-                f"URI template {template!r} has more than one multi-segment variable ({', '.join(multi_segment)}): "
-                "at most one {+var}, {#var} or exploded variable is allowed",
+            raise InvalidUriTemplate(  # the official wording
+                "Template contains more than one multi-segment variable ({+var}, {#var}, or explode modifier); "
+                "matching would be ambiguous",
                 template=template,
                 position=brace,
             )
@@ -379,56 +379,57 @@ def _parse_expression(template: str, body: str, position: int) -> _Expression:
     return _Expression(operator, tuple(variables))
 
 
-# -- regex building ----------------------------------------------------------------------------
+# -- matcher steps -----------------------------------------------------------------------------
+# Which characters end a value follows RFC 6570's expansion: a simple value never holds an
+# unencoded `/`, `?` or `#` (nor `&` inside a query, nor the separator between several values of
+# one expression), a label never holds `.`, a reserved value stops only at a later query/fragment.
 
 
-def _expression_pattern(
-    expression: _Expression,
-    captures: list[tuple[str, int, str]],
-    in_query: bool,
-    later_query: bool,
-    later_fragment: bool,
-) -> str:
+def _add_literal(steps: list[Step], text: str) -> None:
+    if not text:
+        return
+    if steps and steps[-1].kind == LITERAL:
+        steps[-1] = Step(LITERAL, steps[-1].text + text)
+    else:
+        steps.append(Step(LITERAL, text))
+
+
+def _add_expression(
+    steps: list[Step], expression: _Expression, in_query: bool, later_query: bool, later_fragment: bool
+) -> None:
     op = _OPERATORS[expression.operator]
     variables = expression.variables
     if variables[0].explode:  # alone in its expression (enforced at parse time)
         name = variables[0].name
         if op.named:
-            captures.append((name, _LIST_NAMED, ";"))
-            return f"((?:;{re.escape(name)}(?:=[^;/?#]*)?)*)"
-        sep = re.escape(op.sep)
-        captures.append((name, _LIST_SEGMENTS, op.sep))
-        excluded = "/?#" + ("." if op.sep == "." else "")
-        return f"((?:{sep}[^{re.escape(excluded)}]+)*)"
+            steps.append(Step(PARAMS, ";" + name, ";/?#", 0, name))
+        else:
+            steps.append(Step(SEGMENTS, op.sep, "/?#" + ("." if op.sep == "." else ""), 1, name))
+        return
 
     if op.reserved:  # `+` / `#`: exactly one variable (multi-segment rule)
-        excluded = ("?" if later_query else "") + ("#" if later_fragment else "")
-        value = f"[^{re.escape(excluded)}]+" if excluded else ".+"
-        captures.append((variables[0].name, _SCALAR, ""))
-        return re.escape(op.first) + f"({value})"
+        stops = ("?" if later_query else "") + ("#" if later_fragment else "")
+        _add_literal(steps, op.first)
+        steps.append(Step(RUN, "", stops, 1, variables[0].name))
+        return
 
     if op.named:
-        pieces: list[str] = []
         for index, variable in enumerate(variables):
-            lead = op.first if index == 0 else op.sep
-            name = re.escape(variable.name)
             if expression.operator == ";":
-                captures.append((variable.name, _NAMED_OPTIONAL_VALUE, ""))
-                pieces.append(f";{name}(?:=([^;/?#]*))?")
+                steps.append(Step(PARAM, ";" + variable.name, ";/?#", 0, variable.name))
             else:  # a `?`/`&` expression that is not in the trailing run: matched strictly
-                captures.append((variable.name, _SCALAR, ""))
-                pieces.append(f"{re.escape(lead)}{name}=([^&#]*)")
-        return "".join(pieces)
+                _add_literal(steps, (op.first if index == 0 else op.sep) + variable.name + "=")
+                steps.append(Step(RUN, "", "&#", 0, variable.name))
+        return
 
-    excluded = "/?#"
+    stops = "/?#"
     if in_query:
-        excluded += "&"
-    if len(variables) > 1 or op.sep == ".":
-        excluded += op.sep if op.sep not in excluded else ""
-    value = f"([^{re.escape(excluded)}]+)"
-    pattern = re.escape(op.first) + re.escape(op.sep).join(value for _ in variables)
-    captures.extend((variable.name, _SCALAR, "") for variable in variables)
-    return pattern
+        stops += "&"
+    if (len(variables) > 1 or op.sep == ".") and op.sep not in stops:
+        stops += op.sep
+    for index, variable in enumerate(variables):
+        _add_literal(steps, op.first if index == 0 else op.sep)
+        steps.append(Step(RUN, "", stops, 1, variable.name))
 
 
 # -- expansion ---------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The server the hardening tests attack over stdio.
 
 Tools of every flavour (sync on a worker thread, async, slow, never-ending, failing), a prompt,
-a static resource and a template, a completion handler, and a `stats` tool that reports the
+a static resource and two templates, a completion handler, and a `stats` tool that reports the
 server's own bookkeeping (tasks, the peer's tables, live objects by type) so a test can assert
 that nothing was left behind. Options: `--backend trio`, `--max-message-size N`.
 """
@@ -87,6 +87,11 @@ def build() -> MCPServer:
     @mcp.resource("item://{item_id}")
     def item(item_id: str) -> str:
         return f"item {item_id}"
+
+    @mcp.resource("pair://{name}-{date}")
+    def pair(name: str, date: str) -> str:
+        """Two values split on a literal they may contain: a backtracking matcher is quadratic here."""
+        return f"{len(name)} {date}"
 
     @mcp.completion()
     async def complete(ref: Any, argument: Any, context: Any) -> Any:
