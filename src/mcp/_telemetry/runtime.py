@@ -79,8 +79,6 @@ class Telemetry:
         self.tool_errors = meter.create_counter(
             "mcp.server.tool.errors", unit="{error}",
             description="tools/call requests that failed: a tool error result or a protocol error")
-        self.active_sessions = meter.create_up_down_counter(
-            "mcp.server.active_sessions", unit="{session}", description="Streamable HTTP sessions open now")
         self.client_duration = meter.create_histogram(
             "mcp.client.operation.duration", unit="s", explicit_bucket_boundaries_advisory=buckets,
             description="Time from sending an MCP request to its answer")
