@@ -48,8 +48,6 @@ async def test_server_calls_are_counted_and_timed_per_tool_with_errors_apart(ote
     durations = _by_tool(otel, "mcp.server.operation.duration")
     assert durations[("search_books", None)].count == 3
     assert durations[("broken", "tool_error")].count == 1
-    counts = _by_tool(otel, "mcp.server.requests")
-    assert counts[("search_books", None)].value == 3
     errors = _by_tool(otel, "mcp.server.tool.errors")
     assert {key: p.value for key, p in errors.items()} == {("broken", "tool_error"): 1}
 
@@ -59,10 +57,11 @@ async def test_no_metric_attribute_carries_an_argument_value(otel: Captured) -> 
         await client.call_tool("search_books", {"query": "a secret title"})
         await client.get_prompt("recommend", {"genre": "secret genre"})
 
-    for metric in ("mcp.server.operation.duration", "mcp.server.requests", "mcp.client.operation.duration"):
+    for metric in ("mcp.server.operation.duration", "mcp.server.tool.errors", "mcp.client.operation.duration"):
         for attrs, _point in otel.points(metric):
             assert not [v for v in attrs.values() if "secret" in str(v)], (metric, attrs)
-    prompts = [a for a, _ in otel.points("mcp.server.requests") if a["mcp.method.name"] == "prompts/get"]
+    prompts = [a for a, _ in otel.points("mcp.server.operation.duration")
+               if a["mcp.method.name"] == "prompts/get"]
     assert prompts == [{"mcp.method.name": "prompts/get", "gen_ai.prompt.name": "recommend"}]
 
 
@@ -97,6 +96,6 @@ async def test_tool_names_beyond_the_bound_are_counted_together(otel: Captured) 
             with pytest.raises(MCPError):
                 await client.session.call_tool(f"made-up-{i}", {})
 
-    names = {name for name, _error in _by_tool(otel, "mcp.server.requests")}
+    names = {name for name, _error in _by_tool(otel, "mcp.server.operation.duration")}
     assert "_OTHER" in names
     assert len(names) <= MAX_NAMES + 1

@@ -2,8 +2,9 @@
 
 Imported only then (it imports `opentelemetry`). Traces follow the names the official SDK emits
 (server span `tools/call search_books`, client span `MCP send tools/call search_books`, W3C
-`traceparent`/`tracestate` carried in `_meta`). Metrics are ours: counts, durations and in-flight
-requests per method and per tool or prompt name, never per argument value.
+`traceparent`/`tracestate` carried in `_meta`). Metrics are ours: duration histograms (whose counts
+are the request counts), in-flight requests and tool errors, per method and per tool or prompt
+name, never per argument value.
 """
 
 from __future__ import annotations
@@ -72,8 +73,6 @@ class Telemetry:
         self.server_duration = meter.create_histogram(
             "mcp.server.operation.duration", unit="s", explicit_bucket_boundaries_advisory=buckets,
             description="Time to handle one inbound MCP request or notification")
-        self.server_requests = meter.create_counter(
-            "mcp.server.requests", unit="{request}", description="Inbound MCP requests and notifications handled")
         self.server_active = meter.create_up_down_counter(
             "mcp.server.active_requests", unit="{request}", description="Inbound MCP requests being handled now")
         self.tool_errors = meter.create_counter(
@@ -82,8 +81,6 @@ class Telemetry:
         self.client_duration = meter.create_histogram(
             "mcp.client.operation.duration", unit="s", explicit_bucket_boundaries_advisory=buckets,
             description="Time from sending an MCP request to its answer")
-        self.client_requests = meter.create_counter(
-            "mcp.client.requests", unit="{request}", description="Outbound MCP requests sent")
         self.tool_names = _BoundedNames()
         self.prompt_names = _BoundedNames()
 
@@ -225,7 +222,6 @@ async def serve(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
             if method == "tools/call":
                 telemetry.tool_errors.add(1, measured)
         telemetry.server_duration.record(time.perf_counter() - started, measured)
-        telemetry.server_requests.add(1, measured)
 
 
 # -- client ------------------------------------------------------------------------------------------
@@ -270,4 +266,3 @@ async def send(send_request: Callable[..., Awaitable[dict[str, Any]]], method: s
         if error_type is not None:
             measured["error.type"] = error_type
         telemetry.client_duration.record(time.perf_counter() - started, measured)
-        telemetry.client_requests.add(1, measured)
