@@ -175,7 +175,7 @@ async def serve(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
     elif method == "prompts/get" and target is not None:
         attributes["gen_ai.prompt.name"] = target
         measured["gen_ai.prompt.name"] = telemetry.prompt_names(target)
-    elif method in _RESOURCE_METHODS and type(params) is dict:
+    elif method in _RESOURCE_METHODS and isinstance(params, dict):
         uri: Any = cast("dict[str, Any]", params).get("uri")
         if isinstance(uri, str):
             attributes["mcp.resource.uri"] = uri  # spans only: a URI may carry template arguments
