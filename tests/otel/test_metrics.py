@@ -3,6 +3,8 @@ API, per method and per tool or prompt name (never per argument value), on both 
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +14,9 @@ from mcp import Client, MCPError
 from mcp._telemetry.runtime import MAX_NAMES
 from mcp.server import MCPServer, Server, ServerRequestContext
 from mcp.types import CallToolResult
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "http"))
+from httpkit import uvicorn_server
 
 pytestmark = pytest.mark.anyio
 
@@ -99,3 +104,21 @@ async def test_tool_names_beyond_the_bound_are_counted_together(otel: Captured) 
     names = {name for name, _error in _by_tool(otel, "mcp.server.operation.duration")}
     assert "_OTHER" in names
     assert len(names) <= MAX_NAMES + 1
+
+
+def _open_sessions(otel: Captured) -> int:
+    return sum(point.value for _attrs, point in otel.points("mcp.server.active_sessions"))
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_open_http_sessions_are_observed_and_spans_name_their_session(otel: Captured) -> None:
+    app = bookshop().streamable_http_app()
+    async with uvicorn_server(app) as base_url, Client(f"{base_url}/mcp", mode="legacy") as first, \
+                Client(f"{base_url}/mcp", mode="legacy") as second:
+        await first.call_tool("search_books", {"query": "dune"})
+        await second.list_tools()
+        assert _open_sessions(otel) == 2
+    assert _open_sessions(otel) == 0
+
+    span = otel.span("tools/call search_books")
+    assert span.attributes is not None and isinstance(span.attributes["mcp.session.id"], str)

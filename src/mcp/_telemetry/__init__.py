@@ -12,8 +12,22 @@ or meter provider (an SDK, Logfire, `opentelemetry-instrument`). Until then noth
 from __future__ import annotations
 
 import sys
+import weakref
+from typing import Any
 
-__all__ = ["enabled"]
+__all__ = ["enabled", "watch_sessions"]
+
+_session_managers: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def watch_sessions(manager: Any) -> None:
+    """Count `manager.session_count` in the `mcp.server.active_sessions` metric while it lives
+    (read only when a metric reader collects, so it costs nothing per request)."""
+    _session_managers.add(manager)
+
+
+def open_sessions() -> int:
+    return sum(manager.session_count for manager in list(_session_managers))
 
 
 def _is_placeholder(provider: object) -> bool:

@@ -20,6 +20,7 @@ from opentelemetry.context import Context
 from opentelemetry.propagate import extract, inject
 from opentelemetry.trace import Span, SpanKind, StatusCode
 
+from mcp._telemetry import open_sessions
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INVALID_PARAMS
 
@@ -78,11 +79,18 @@ class Telemetry:
         self.tool_errors = meter.create_counter(
             "mcp.server.tool.errors", unit="{error}",
             description="tools/call requests that failed: a tool error result or a protocol error")
+        meter.create_observable_up_down_counter(
+            "mcp.server.active_sessions", callbacks=[_observe_sessions], unit="{session}",
+            description="Streamable HTTP sessions open now")
         self.client_duration = meter.create_histogram(
             "mcp.client.operation.duration", unit="s", explicit_bucket_boundaries_advisory=buckets,
             description="Time from sending an MCP request to its answer")
         self.tool_names = _BoundedNames()
         self.prompt_names = _BoundedNames()
+
+
+def _observe_sessions(_options: metrics.CallbackOptions) -> Iterator[metrics.Observation]:
+    yield metrics.Observation(open_sessions())
 
 
 _current: Telemetry | None = None
@@ -166,6 +174,9 @@ async def serve(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
     request_id = ctx.request_id
     if request_id is not None:
         attributes["jsonrpc.request.id"] = str(request_id)
+    session_id = getattr(getattr(ctx.transport, "http_session", None), "id", None)
+    if isinstance(session_id, str):
+        attributes["mcp.session.id"] = session_id
     measured: dict[str, Any] = {"mcp.method.name": method}
     if method == "tools/call":
         attributes["gen_ai.operation.name"] = "execute_tool"
