@@ -38,9 +38,9 @@ def _is_placeholder(provider: object) -> bool:
 
 def enabled() -> bool:
     """Whether a real OpenTelemetry tracer or meter provider is installed in this process."""
-    modules = sys.modules
-    trace = modules.get("opentelemetry.trace")
-    if trace is not None and not _is_placeholder(trace.get_tracer_provider()):
+    modules = sys.modules  # `in` tests first: no call at all while nothing imported OpenTelemetry
+    if "opentelemetry.trace" in modules \
+            and not _is_placeholder(modules["opentelemetry.trace"].get_tracer_provider()):
         return True
-    metrics = modules.get("opentelemetry.metrics")
-    return metrics is not None and not _is_placeholder(metrics.get_meter_provider())
+    return "opentelemetry.metrics" in modules \
+        and not _is_placeholder(modules["opentelemetry.metrics"].get_meter_provider())
