@@ -18,7 +18,7 @@ from otelkit import Captured
 
 from mcp import Client, StdioServerParameters
 from mcp.server import MCPServer
-from mcp.shared._otel import extract_trace_context
+from mcp.shared._otel import extract_trace_context, inject_trace_context, otel_span
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "http"))
 from httpkit import asgi_client, modern, modern_headers, modern_meta, uvicorn_server
@@ -144,3 +144,39 @@ def test_extracting_trace_context_from_bad_meta_gives_none_so_the_span_parents_t
     for meta in (None, {}, {"traceparent": "nope"}, {"traceparent": 5}, {"other": "x"}):
         assert extract_trace_context(meta) is None
     assert extract_trace_context({"traceparent": VALID_PARENT}) is not None
+
+
+def test_the_official_helper_names_open_spans_and_round_trip_trace_context(otel: Captured) -> None:
+    meta: dict[str, Any] = {}
+    with otel_span("outer", kind=SpanKind.CLIENT, attributes={"k": "v"}) as span:
+        inject_trace_context(meta)
+    context = extract_trace_context(meta)
+    assert context is not None
+    assert trace.get_current_span(context).get_span_context().span_id == span.get_span_context().span_id
+    assert otel.span("outer").attributes == {"k": "v"}
+
+
+async def test_a_request_the_server_sends_back_is_a_client_span_inside_the_tool_call(otel: Captured) -> None:
+    from mcp.server.mcpserver import Context
+    from mcp.types import ElicitResult
+
+    mcp = MCPServer("asks")
+
+    @mcp.tool()
+    async def ask(ctx: Context) -> str:
+        answer = await ctx.session.elicit_form("Your name?", {"type": "object", "properties": {
+            "name": {"type": "string"}}, "required": ["name"]})
+        return str(answer.content)
+
+    async def on_elicit(ctx: Any, params: Any) -> ElicitResult:
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with Client(mcp, mode="legacy", elicitation_callback=on_elicit) as client:
+        await client.call_tool("ask", {})
+
+    call = otel.span("tools/call ask")
+    back = otel.span("MCP send elicitation/create")
+    assert back.kind is SpanKind.CLIENT
+    assert call.context is not None and back.context is not None and back.parent is not None
+    assert back.context.trace_id == call.context.trace_id
+    assert back.parent.span_id == call.context.span_id
