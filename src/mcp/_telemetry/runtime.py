@@ -256,10 +256,12 @@ async def send(send_request: Callable[..., Awaitable[dict[str, Any]]], method: s
             attributes={"mcp.method.name": method, "jsonrpc.request.id": str(request_id)},
         ) as span:
             out = dict(params) if params else {}
-            meta: dict[str, Any] = dict(out.get("_meta") or {})
-            inject_trace_context(meta)
-            if meta:
-                out["_meta"] = meta
+            given = out.get("_meta")
+            if given is None or isinstance(given, dict):  # a caller's odd `_meta` is sent as it is
+                meta: dict[str, Any] = dict(cast("dict[str, Any]", given or {}))
+                inject_trace_context(meta)
+                if meta:
+                    out["_meta"] = meta
             try:
                 return await send_request(method, out or params, request_id=request_id, **options)
             except MCPError as exc:
