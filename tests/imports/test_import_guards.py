@@ -71,3 +71,13 @@ def test_there_is_no_mcpserver_at_the_top_level_and_mcp_types_is_bound() -> None
     assert mcp.types.__name__ == "mcp.types"
     with pytest.raises(AttributeError):
         _ = mcp.MCPServer  # type: ignore[attr-defined]
+
+
+def test_a_server_and_a_client_load_no_opentelemetry_until_the_application_does() -> None:
+    """Tracing is on by default, yet costs no import: it waits for an application-installed SDK."""
+    modules = _modules_after(
+        "from mcp.server import MCPServer, Server\nfrom mcp import Client\nm = MCPServer('x')\ns = Server('y')\n"
+        "@m.tool()\ndef add(a: int, b: int) -> int:\n    return a + b\n"
+    )
+    assert _loaded(modules, ("opentelemetry",)) == []
+    assert "mcp._telemetry.runtime" not in modules

@@ -37,6 +37,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from mcp._engine import tap, workers
 from mcp._protocol import messages as m
+from mcp._telemetry import enabled
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
@@ -266,6 +267,18 @@ class Peer:
         """Send a request and wait for its result; raises `MCPError` for an error response,
         on timeout and when the connection closes. A timed-out or cancelled wait tells the peer
         with `notifications/cancelled`."""
+        if enabled():  # an OpenTelemetry SDK is installed: a CLIENT span, trace context in `_meta`
+            from mcp._telemetry.runtime import send
+
+            if request_id is None:
+                request_id = next(self._ids)
+            return await send(self._send_request, method, params, request_id, timeout=timeout, metadata=metadata)
+        return await self._send_request(method, params, timeout=timeout, metadata=metadata, request_id=request_id)
+
+    async def _send_request(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, metadata: Any = None,
+        request_id: Any = None,
+    ) -> dict[str, Any]:
         if self.closed.is_set():
             raise MCPError(CONNECTION_CLOSED, "Connection closed")
         if len(self._pending) >= self.max_pending_requests:

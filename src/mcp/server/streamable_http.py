@@ -346,6 +346,9 @@ class StreamableHTTPSessionManager:
             stream.close()
         self._closed_read = read_recv
         self._closed_write = write_send
+        from mcp._telemetry import watch_sessions
+
+        watch_sessions(self)  # the sessions-open metric reads `session_count` when collected
 
     # -- lifespan -----------------------------------------------------------------------------
 

@@ -155,7 +155,9 @@ class Server(Generic[LifespanT]):
         from mcp.server.caching import validate_cache_hints
 
         self.cache_hints: dict[str, Any] = validate_cache_hints(cache_hints)
-        self.middleware: list[ServerMiddleware[Any]] = []
+        from mcp.server._otel import default_middleware
+
+        self.middleware: list[ServerMiddleware[Any]] = default_middleware()  # tracing, as the official SDK
         self._request_handlers: dict[str, HandlerEntry[Any]] = {}
         self._notification_handlers: dict[str, HandlerEntry[Any]] = {}
         self._capability_hook: Callable[[Any], Any] | None = None
