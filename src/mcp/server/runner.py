@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, cast
 
@@ -88,26 +89,26 @@ class _ConnectionWriter:
         return None
 
 
+@dataclass
 class ServerRunner(Generic[LifespanT]):
     """Serves one connection of `server` for a dispatcher: hand `on_request` and `on_notify` to
     `Dispatcher.run` (as `serve_connection` does). The connection's handshake state lives in the
-    runner; `connection` mirrors what `initialize` settled."""
+    runner's session; `connection` mirrors what `initialize` settled. `stateless`: every request
+    stands alone (no handshake needed)."""
 
-    init_options: InitializationOptions | None = None
+    server: Server[LifespanT]
+    connection: Connection
+    lifespan_state: LifespanT
+    init_options: InitializationOptions | None = field(default=None, kw_only=True)
+    stateless: bool = field(default=False, kw_only=True)
 
-    def __init__(self, server: Server[LifespanT], connection: Connection, lifespan_state: LifespanT, *,
-                 init_options: InitializationOptions | None = None, stateless: bool = False) -> None:
-        self.server = server
-        self.connection = connection
-        self.lifespan_state = lifespan_state
-        if init_options is not None:
-            self.init_options = init_options
+    def __post_init__(self) -> None:
         closed_send, closed_read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         closed_send.close()
         closed_read.close()  # never read: every message is handed to the session directly
-        self.session = ServerSession(server=server, read_stream=closed_read,
+        self.session = ServerSession(server=self.server, read_stream=closed_read,
                                      write_stream=cast("WriteStream", _ConnectionWriter(self)),
-                                     lifespan_context=lifespan_state, stateless=stateless)
+                                     lifespan_context=self.lifespan_state, stateless=self.stateless)
         self._ids = itertools.count(1)
 
     @cached_property

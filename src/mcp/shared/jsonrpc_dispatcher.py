@@ -24,6 +24,7 @@ from mcp._engine.peer import Peer, ReadStream, WriteStream
 from mcp._protocol import messages as m
 from mcp.shared.dispatcher import (
     CallOptions,
+    Dispatcher,
     OnNotify,
     OnNotifyIntercept,
     OnRequest,
@@ -132,7 +133,7 @@ class _RequestContext(Generic[TransportT]):
         await self.notify("notifications/progress", update)
 
 
-class JSONRPCDispatcher(Generic[TransportT]):
+class JSONRPCDispatcher(Dispatcher[TransportT]):
     """A `Dispatcher` over `(read_stream, write_stream)` of `SessionMessage`s (see the module
     docstring). `run()` serves inbound messages until the read stream ends; sending before `run()`
     raises `RuntimeError`, after the end `MCPError(CONNECTION_CLOSED)`."""
