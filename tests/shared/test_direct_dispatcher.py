@@ -128,3 +128,27 @@ async def test_sending_before_run_or_without_a_peer_is_a_runtime_error() -> None
     lonely = DirectDispatcher(client._transport)  # pyright: ignore[reportPrivateUsage]
     with pytest.raises(RuntimeError, match="no peer"):
         await lonely.send_raw_request("ping", None)
+
+
+async def test_a_tool_asking_the_client_over_a_pair_without_back_channel_gets_no_back_channel_error() -> None:
+    mcp = MCPServer("embedded")
+
+    @mcp.tool()
+    async def ask_name(ctx: Context) -> str:
+        try:
+            await ctx.session.elicit_form("Your name?", {"type": "object", "properties": {}})
+        except NoBackChannelError:
+            return "no back-channel"
+        return "asked"
+
+    server = mcp._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+    client_side, server_side = create_direct_dispatcher_pair(can_send_request=False)
+    async with server.lifespan(server) as state, anyio.create_task_group() as tg:
+        await tg.start(lambda task_status: serve_connection(server, server_side, connection=Connection.for_loop(server_side),
+                                                            lifespan_state=state, task_status=task_status))
+        async with ClientSession(dispatcher=client_side) as session:
+            with anyio.fail_after(10):
+                await session.initialize()
+                result = await session.call_tool("ask_name", {})
+        assert result.content[0].text == "no back-channel"  # type: ignore[union-attr]
+        server_side.close()

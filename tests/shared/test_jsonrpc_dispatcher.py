@@ -203,3 +203,30 @@ def test_the_param_helpers_read_tokens_ids_and_map_exceptions() -> None:
     except ValidationError as exc:
         error = handler_exception_to_error_data(exc)
         assert error is not None and error.code == INVALID_PARAMS and error.data == ""
+
+
+async def test_with_raise_handler_exceptions_a_failure_is_answered_then_ends_run_with_the_exception() -> None:
+    pair = Pair(raise_handler_exceptions=True)
+
+    async def serve(ctx: Any, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        raise LookupError("no such thing")
+
+    caught: list[BaseException] = []
+
+    async def run_callee() -> None:
+        try:
+            await pair.callee.run(serve, pair.record)
+        except LookupError as exc:
+            caught.append(exc)
+
+    async with pair, anyio.create_task_group() as tg:
+        tg.start_soon(run_callee)
+        await tg.start(lambda task_status: pair.caller.run(pair.ignore, pair.record, task_status=task_status))
+        with anyio.fail_after(10):
+            with pytest.raises(MCPError) as answered:
+                await pair.caller.send_raw_request("find", None)
+            assert answered.value.message == "no such thing"
+            while not caught:
+                await anyio.sleep(0.01)
+        assert str(caught[0]) == "no such thing"
+        tg.cancel_scope.cancel()

@@ -180,10 +180,12 @@ class JSONRPCDispatcher(Dispatcher[TransportT]):
         self._peer._role = value  # pyright: ignore[reportPrivateUsage]
 
     def build_transport(self, metadata: Any) -> TransportT:
-        """The `TransportContext` of a message with this transport metadata."""
+        """The `TransportContext` of a message with this transport metadata (`transport_builder`'s,
+        else kind `"jsonrpc"`, able to send requests unless the metadata's `can_send_request` is False)."""
         if self._transport_builder is not None:
             return self._transport_builder(metadata)
-        return cast("TransportT", TransportContext(kind=TRANSPORT_KIND, can_send_request=True))
+        verdict = getattr(metadata, "can_send_request", True)  # a transport may say it has no back-channel
+        return cast("TransportT", TransportContext(kind=TRANSPORT_KIND, can_send_request=verdict is not False))
 
     # -- outbound ---------------------------------------------------------------------------
 
