@@ -230,3 +230,21 @@ async def test_with_raise_handler_exceptions_a_failure_is_answered_then_ends_run
                 await anyio.sleep(0.01)
         assert str(caught[0]) == "no such thing"
         tg.cancel_scope.cancel()
+
+
+async def test_a_read_stream_fault_reaches_the_sessions_message_handler() -> None:
+    seen: list[Any] = []
+    delivered = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        seen.append(message)
+        delivered.set()
+
+    async with create_client_server_memory_streams() as (client_streams, server_streams):
+        dispatcher = JSONRPCDispatcher(*client_streams)
+        async with ClientSession(dispatcher=dispatcher, message_handler=on_message):
+            _server_read, to_client = server_streams
+            await to_client.send(ValueError("garbled bytes"))
+            with anyio.fail_after(10):
+                await delivered.wait()
+    assert isinstance(seen[0], ValueError) and str(seen[0]) == "garbled bytes"
