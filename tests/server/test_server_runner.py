@@ -87,3 +87,44 @@ async def test_serve_loop_serves_a_server_over_a_stream_pair() -> None:
                 result = await session.call_tool("echo", {"text": "loop"})
                 assert result.content[0].text == "echo loop"  # type: ignore[union-attr]
         tg.cancel_scope.cancel()
+
+
+async def test_a_cancel_notification_through_the_runner_stops_the_request_it_names_only() -> None:
+    started = anyio.Event()
+    stopped = anyio.Event()
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: Any) -> CallToolResult:
+        if params.name == "quick":
+            return CallToolResult(content=[TextContent(text="quick")])
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            stopped.set()
+        raise AssertionError("unreachable")
+
+    server = Server("cancel-demo", on_call_tool=call_tool)
+    client, server_side = create_direct_dispatcher_pair()
+    runner = ServerRunner(server, Connection.for_loop(server_side), {}, stateless=True)
+
+    async def ignore(*args: Any) -> Any:
+        return {}
+
+    async with anyio.create_task_group() as tg:
+        await tg.start(lambda task_status: server_side.run(runner.on_request, runner.on_notify, task_status=task_status))
+        await tg.start(lambda task_status: client.run(ignore, ignore, task_status=task_status))
+        with anyio.fail_after(10):
+            async def slow_call() -> None:
+                with pytest.raises(MCPError):
+                    await client.send_raw_request("tools/call", {"name": "slow", "arguments": {}}, {"request_id": 1})
+
+            tg.start_soon(slow_call)
+            await started.wait()
+            await client.notify("notifications/cancelled", {"requestId": 99})  # names nothing in flight
+            quick = await client.send_raw_request("tools/call", {"name": "quick", "arguments": {}}, {"request_id": 2})
+            assert quick["content"][0]["text"] == "quick" and not stopped.is_set()
+            await client.notify("notifications/cancelled", {"requestId": 1})
+            await stopped.wait()
+        server_side.close()
+        client.close()
+        tg.cancel_scope.cancel()

@@ -25,7 +25,7 @@ from mcp.server.connection import Connection
 from mcp.server.context import CallNext, ServerMiddleware
 from mcp.server.lowlevel.server import LifespanT
 from mcp.server.session import ServerSession
-from mcp.shared.dispatcher import DispatchContext, Dispatcher, OnNotify, OnRequest
+from mcp.shared.dispatcher import DispatchContext, Dispatcher, OnNotify, OnRequest, as_request_id, coerce_request_id
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
@@ -33,6 +33,10 @@ if TYPE_CHECKING:
     from mcp._engine.peer import ReadStream, WriteStream
     from mcp.server.lowlevel.server import Server
     from mcp.server.models import InitializationOptions
+
+REQUEST_CANCELLED = -32800
+"""What a request cancelled by `notifications/cancelled` fails with at an in-process caller still
+awaiting it (as `mcp.server.streamable_http.REQUEST_CANCELLED`; a wire dispatcher sends nothing)."""
 
 __all__ = ["CallNext", "ServerMiddleware", "ServerRunner", "aclose_shielded", "modern_on_request",
            "serve_connection", "serve_dual_era_loop", "serve_loop", "serve_one"]
@@ -110,6 +114,8 @@ class ServerRunner(Generic[LifespanT]):
                                      write_stream=cast("WriteStream", _ConnectionWriter(self)),
                                      lifespan_context=self.lifespan_state, stateless=self.stateless)
         self._ids = itertools.count(1)
+        self._in_flight: dict[Any, anyio.CancelScope] = {}
+        """The scope of each request being served, by the dispatcher's id for it."""
 
     @cached_property
     def on_request(self) -> OnRequest:
@@ -121,10 +127,18 @@ class ServerRunner(Generic[LifespanT]):
             message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
             if params is not None:
                 message["params"] = dict(params)
-            await self.session.peer.handle(message, metadata)
+            theirs = coerce_request_id(dctx.request_id) if dctx.request_id is not None else None
+            with anyio.CancelScope() as scope:
+                if theirs is not None:
+                    self._in_flight[theirs] = scope
+                try:
+                    await self.session.peer.handle(message, metadata)
+                finally:
+                    if theirs is not None and self._in_flight.get(theirs) is scope:
+                        del self._in_flight[theirs]
             answer = metadata.answer
-            if answer is None:
-                raise MCPError(0, "Request cancelled")  # the session answers everything it was not told to drop
+            if answer is None:  # cancelled by the peer's notifications/cancelled: the session said nothing
+                raise MCPError(REQUEST_CANCELLED, "Request cancelled")
             error = answer.get("error")
             if error is not None:
                 raise MCPError(error["code"], error["message"], error.get("data"))
@@ -142,6 +156,13 @@ class ServerRunner(Generic[LifespanT]):
             message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
             if params is not None:
                 message["params"] = dict(params)
+            if method == "notifications/cancelled":
+                # Applied here: the request it names (by the dispatcher's id) stops, unanswered.
+                theirs = as_request_id((params or {}).get("requestId"))
+                scope = self._in_flight.get(coerce_request_id(theirs)) if theirs is not None else None
+                if scope is not None:
+                    scope.cancel()
+                return
             await self.session.peer.handle(message, _DispatchMetadata(self, dctx, None))
             if method == "notifications/initialized":
                 self.connection.initialized.set()
