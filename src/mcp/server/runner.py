@@ -25,7 +25,14 @@ from mcp.server.connection import Connection
 from mcp.server.context import CallNext, ServerMiddleware
 from mcp.server.lowlevel.server import LifespanT
 from mcp.server.session import ServerSession
-from mcp.shared.dispatcher import DispatchContext, Dispatcher, OnNotify, OnRequest, as_request_id, coerce_request_id
+from mcp.shared.dispatcher import (
+    DispatchContext,
+    Dispatcher,
+    OnNotify,
+    OnRequest,
+    as_request_id,
+    coerce_request_id,
+)
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 
