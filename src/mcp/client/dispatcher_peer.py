@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
-from anyio.abc import TaskGroup
+from anyio.abc import TaskGroup, TaskStatus
 
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INTERNAL_ERROR
@@ -41,6 +41,10 @@ class DispatcherPeer:
         self.dispatcher = dispatcher
         self._session = session
         self._tg: TaskGroup | None = None
+        self._started = anyio.Event()
+        if getattr(dispatcher, "on_stream_exception", False) is None:
+            # A transport fault on the read stream reaches `message_handler`, as on a plain session.
+            dispatcher.on_stream_exception = session._on_transport_error  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportPrivateUsage]
         self.protocol_version: str | None = None
         """The revision in force (kept for parity with the engine; the dispatcher frames nothing)."""
 
@@ -53,9 +57,19 @@ class DispatcherPeer:
         async with anyio.create_task_group() as tg:
             self._tg = tg
             try:
-                await self.dispatcher.run(self._on_request, self._on_notify)
+                await tg.start(self._run_dispatcher)
+                self._started.set()
             finally:
                 self._tg = None
+
+    async def _run_dispatcher(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        await self.dispatcher.run(self._on_request, self._on_notify, task_status=task_status)
+
+    async def _wait_started(self) -> None:
+        """The session schedules `run()` as it is entered; its first send may come before the
+        dispatcher is serving (a dispatcher refuses sends before its `run()`)."""
+        if not self._started.is_set() and self._session._task_group is not None:  # pyright: ignore[reportPrivateUsage]
+            await self._started.wait()
 
     async def _on_request(self, dctx: Any, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
         try:
@@ -84,7 +98,9 @@ class DispatcherPeer:
         on_token = getattr(metadata, "on_resumption_token_update", None)
         if on_token is not None:
             opts["on_resumption_token"] = on_token
+        await self._wait_started()
         return await self.dispatcher.send_raw_request(method, params, opts)
 
     async def send_notification(self, method: str, params: dict[str, Any] | None = None, metadata: Any = None) -> None:
+        await self._wait_started()
         await self.dispatcher.notify(method, params, None)

@@ -905,3 +905,12 @@ async def _send_text(send: Send, status: int, text: str) -> None:
 async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str, data: Any = None) -> None:
     body = encode_bytes(m.error_response(request_id, code, message, data))
     await _send_body(send, status, body, _JSON_HEADERS)
+
+
+def __getattr__(name: str) -> Any:
+    """`StreamableHTTPServerTransport` (one session as a stream pair) loads on first use."""
+    if name == "StreamableHTTPServerTransport":
+        from mcp.server.streamable_http_transport import StreamableHTTPServerTransport
+
+        return StreamableHTTPServerTransport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
