@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult, Resolve
+from mcp.server.mcpserver.exceptions import ToolError
 
 mcp = MCPServer("Bookshop", version="1.0.0")
 
@@ -60,8 +61,8 @@ async def greet_customer(customer: Annotated[ElicitationResult[Customer], Resolv
 
 @mcp.tool()
 def out_of_stock(slug: str) -> str:
-    """Always fails, as a tool error."""
-    raise ValueError(f"{slug} is out of stock")
+    """Always fails, as a deliberate tool error (its text reaches the client)."""
+    raise ToolError(f"{slug} is out of stock")
 
 
 @mcp.resource("shop://catalog", mime_type="text/plain")
