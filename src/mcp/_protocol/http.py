@@ -114,6 +114,21 @@ class InvalidHeaderValue(ValueError):
     pass
 
 
+def encode_header_value(value: str) -> str:
+    """A header-safe form of `value`: as is when it is plain visible ASCII (spaces inside allowed),
+    else the `=?base64?...?=` sentinel form (also for values that look like the sentinel), which
+    `decode_header_value` undoes."""
+    plain = (
+        value != ""
+        and all(" " <= ch <= "~" for ch in value)
+        and value == value.strip()
+        and not (value.startswith("=?base64?") and value.endswith("?="))
+    )
+    if plain:
+        return value
+    return f"=?base64?{base64.b64encode(value.encode()).decode('ascii')}?="
+
+
 def decode_header_value(value: str) -> str:
     """Header values may be `=?base64?...?=`-wrapped to carry non-ASCII text."""
     if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11:

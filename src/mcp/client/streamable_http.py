@@ -24,7 +24,6 @@ request on the read stream (code and message taken from a JSON-RPC error body wh
 
 from __future__ import annotations
 
-import base64
 import itertools
 import logging
 from collections.abc import AsyncGenerator, Callable
@@ -38,6 +37,7 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._protocol.codec import ParseError, decode, encode
+from mcp._protocol.http import encode_header_value as encode_header_value
 from mcp._protocol.sse import SSEParser
 from mcp.client.header_params import header_params, invalid_header_declaration
 from mcp.shared.message import SessionMessage
@@ -70,7 +70,6 @@ _DRAIN_SECONDS = 2.0
 _MAX_TOOL_PAGES = 20
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
-_SENTINEL_PREFIX, _SENTINEL_SUFFIX = "=?base64?", "?="
 
 SessionMessageOrError = SessionMessage | Exception
 ReadSend = MemoryObjectSendStream[SessionMessageOrError]
@@ -108,20 +107,6 @@ def create_mcp_http_client(headers: dict[str, str] | None = None, timeout: httpx
         follow_redirects=True, headers=headers, auth=auth,
         timeout=timeout if timeout is not None else httpx.Timeout(DEFAULT_TIMEOUT, read=DEFAULT_SSE_READ_TIMEOUT),
     )
-
-
-def encode_header_value(value: str) -> str:
-    """A header-safe form of `value`: as is when it is plain visible ASCII (spaces inside allowed),
-    else the `=?base64?...?=` sentinel form (also for values that look like the sentinel)."""
-    plain = (
-        value != ""
-        and all(" " <= ch <= "~" for ch in value)
-        and value == value.strip()
-        and not (value.startswith(_SENTINEL_PREFIX) and value.endswith(_SENTINEL_SUFFIX))
-    )
-    if plain:
-        return value
-    return f"{_SENTINEL_PREFIX}{base64.b64encode(value.encode()).decode('ascii')}{_SENTINEL_SUFFIX}"
 
 
 @asynccontextmanager

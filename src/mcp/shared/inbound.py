@@ -11,7 +11,7 @@ from typing import Any, Final
 from mcp._protocol import http as _http
 
 __all__ = ["ERROR_CODE_HTTP_STATUS", "MCP_METHOD_HEADER", "MCP_NAME_HEADER", "MCP_PARAM_HEADER_PREFIX",
-           "MCP_PROTOCOL_VERSION_HEADER", "NAME_BEARING_METHODS", "X_MCP_HEADER_KEY", "decode_header_value", "find_invalid_x_mcp_header",
+           "MCP_PROTOCOL_VERSION_HEADER", "NAME_BEARING_METHODS", "X_MCP_HEADER_KEY", "decode_header_value", "encode_header_value", "find_invalid_x_mcp_header",
            "x_mcp_header_map"]
 
 MCP_METHOD_HEADER: Final = _http.METHOD_HEADER
@@ -25,6 +25,9 @@ NAME_BEARING_METHODS: Final[Mapping[str, str]] = MappingProxyType(
 """Methods whose `Mcp-Name` header mirrors a params field, and that field."""
 ERROR_CODE_HTTP_STATUS: Final[Mapping[int, int]] = MappingProxyType(dict(_http._MODERN_STATUS))  # pyright: ignore[reportPrivateUsage]
 """HTTP status of a 2026-07-28 error response, by JSON-RPC error code."""
+
+
+encode_header_value = _http.encode_header_value
 
 
 def decode_header_value(value: str | None) -> str | None:
