@@ -41,7 +41,12 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
     else:
         version = session._complete_initialize(requested, client_info, capabilities)
     ctx.protocol_version = version
-    wire: dict[str, Any] = {"protocolVersion": version, "capabilities": server.capabilities_wire(),
+    capabilities_out = server.capabilities_wire()
+    if "logging/setLevel" in server._request_handlers:  # pyright: ignore[reportPrivateUsage]
+        # Deprecated on the 2026-07-28 wire (so not advertised there), but served on this one: a
+        # server that sends log notifications must declare `logging` (spec, server utilities).
+        capabilities_out.setdefault("logging", {})
+    wire: dict[str, Any] = {"protocolVersion": version, "capabilities": capabilities_out,
                             "serverInfo": server.server_info_wire}
     if server.instructions is not None:
         wire["instructions"] = server.instructions
