@@ -32,11 +32,11 @@ def scenario(*names: str) -> Callable[[Handler], Handler]:
 
 
 def client_mode() -> str:
-    """The `Client` mode for the revision under test: pinned on the 2026 wire, the handshake for a
-    dated stateful revision, probing when the harness does not say."""
+    """The `Client` mode for the revision under test: the handshake for a dated stateful revision,
+    probing (`server/discover`, retried at a mutual version on -32022, then adopted) on the 2026
+    wire and when the harness does not say. A pinned mode sends nothing before the first request
+    (as documented), so it could not show the harness its supported-version retry."""
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
-    if version.startswith("2026"):
-        return version
     if version.startswith(("2024", "2025")):
         return "legacy"
     return "auto"
