@@ -53,7 +53,11 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
     class Guarded(base):
         _mcp_in_head = True
         _mcp_head_bytes = 0
+        _mcp_deadline: float | None = None
+        """When the current phase (head or body) must be done; None between requests."""
         _mcp_timer: asyncio.TimerHandle | None = None
+        """One timer per connection, re-armed only when it fires early: moving the deadline per
+        request costs a clock read, not a timer (the hot path sees three phase changes a call)."""
 
         def _mcp_super(self) -> Any:
             return super()
@@ -81,29 +85,45 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
             self._mcp_super().on_headers_complete()
 
         def on_message_complete(self) -> None:
-            self._mcp_arm(None)
+            self._mcp_deadline = None
             self._mcp_super().on_message_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._mcp_arm(None)
-            self._mcp_super().connection_lost(exc)
-
-        def _mcp_arm(self, seconds: float | None) -> None:
+            self._mcp_deadline = None
             if self._mcp_timer is not None:
                 self._mcp_timer.cancel()
                 self._mcp_timer = None
-            if seconds is not None:
-                self._mcp_timer = asyncio.get_running_loop().call_later(seconds, self._mcp_expire)
+            self._mcp_super().connection_lost(exc)
 
-        def _mcp_expire(self) -> None:
+        def _mcp_arm(self, seconds: float | None) -> None:
+            if seconds is None:
+                self._mcp_deadline = None
+                return
+            loop = asyncio.get_running_loop()
+            self._mcp_deadline = deadline = loop.time() + seconds
+            timer = self._mcp_timer
+            if timer is not None and timer.when() > deadline:  # a shorter phase after a longer one
+                timer.cancel()
+                timer = None
+            if timer is None:
+                self._mcp_timer = loop.call_at(deadline, self._mcp_check)
+
+        def _mcp_check(self) -> None:
             self._mcp_timer = None
+            deadline = self._mcp_deadline
+            if deadline is None:
+                return
+            loop = asyncio.get_running_loop()
+            if loop.time() < deadline:  # the deadline moved on since the timer was set
+                self._mcp_timer = loop.call_at(deadline, self._mcp_check)
+                return
             transport = getattr(self, "transport", None)
             if transport is not None and not transport.is_closing():
                 transport.close()
 
         def _mcp_refuse_head(self) -> None:
             self._mcp_in_head = False
-            self._mcp_arm(None)
+            self._mcp_deadline = None
             transport = getattr(self, "transport", None)
             if transport is not None and not transport.is_closing():
                 transport.write(_HEAD_TOO_LARGE)
