@@ -21,7 +21,7 @@ from mcp.shared.subscriptions import ResourcesListChanged as ResourcesListChange
 from mcp.shared.subscriptions import ResourceUpdated as ResourceUpdated
 from mcp.shared.subscriptions import ServerEvent as ServerEvent
 from mcp.shared.subscriptions import ToolsListChanged as ToolsListChanged
-from mcp.types.jsonrpc import METHOD_NOT_FOUND
+from mcp.types.jsonrpc import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
 logger = logging.getLogger("mcp.server.subscriptions")
@@ -115,17 +115,34 @@ class ListenHandler:
         self._open.add(send)
         unsubscribe = self.bus.subscribe(listener)
         peer = ctx.session.peer
+        input_closed: Any = getattr(peer, "closed", None)
+        """Set when the connection's input ends (stdio EOF): the stream ends at once with -32000
+        "Connection closed" instead of holding the server's exit for its drain timeout."""
+        lost = False
         try:
             await peer.send_notification("notifications/subscriptions/acknowledged",
                                          {"notifications": filter_.to_wire(), "_meta": tag})
-            async with receive:
-                async for event in receive:
-                    params_out: dict[str, Any] = {"_meta": tag}
-                    if isinstance(event, ResourceUpdated):
-                        params_out["uri"] = event.uri
-                    await peer.send_notification(event.method, params_out)
+            async with anyio.create_task_group() as watchers:
+                if isinstance(input_closed, anyio.Event):
+
+                    async def end_on_close(closed: anyio.Event = input_closed) -> None:
+                        nonlocal lost
+                        await closed.wait()
+                        lost = True
+                        send.close()
+
+                    watchers.start_soon(end_on_close)
+                async with receive:
+                    async for event in receive:
+                        params_out: dict[str, Any] = {"_meta": tag}
+                        if isinstance(event, ResourceUpdated):
+                            params_out["uri"] = event.uri
+                        await peer.send_notification(event.method, params_out)
+                watchers.cancel_scope.cancel()
         finally:
             unsubscribe()
             self._open.discard(send)
             send.close()
+        if lost:
+            raise MCPError(CONNECTION_CLOSED, "Connection closed")
         return SubscriptionsListenResult(meta=tag)
