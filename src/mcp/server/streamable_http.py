@@ -488,7 +488,14 @@ class StreamableHTTPSessionManager:
             await session.peer.handle(message, HttpRequestMetadata(scope, version, None, owner))
             await _send_body(send, 202, b"", [])
             return
-        json_only = self.json_response or not allow_sse
+        streams = message.get("method") == "subscriptions/listen"
+        """A listen request is a stream by nature: answered over SSE even in JSON-response mode (a
+        JSON body would wait for the stream's end, so the client saw nothing, acknowledgement included)."""
+        if streams and not allow_sse:
+            await _send_error(send, 406, request_id, INVALID_REQUEST,
+                              "Not Acceptable: subscriptions/listen is answered as text/event-stream")
+            return
+        json_only = (self.json_response and not streams) or not allow_sse
         # resumable: calls on an established session (nothing to resume an initialize into)
         store = self.event_store if owner is not None and new_session is None and not json_only else None
         channel = ResponseChannel(send, request_id, allow_json=allow_json, json_only=json_only, modern=modern,
