@@ -17,6 +17,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from mcp.server import MCPServer
+
 
 @dataclass
 class Captured:
@@ -63,3 +65,23 @@ def otel() -> Iterator[Captured]:
         trace_api._TRACER_PROVIDER, metrics_api._METER_PROVIDER = saved
         tracer_provider.shutdown()
         meter_provider.shutdown()
+
+
+def bookshop() -> MCPServer:
+    """The server the OpenTelemetry tests trace: a tool, a tool that crashes, a prompt."""
+    mcp = MCPServer("Bookshop")
+
+    @mcp.tool()
+    def search_books(query: str) -> str:
+        """Search the catalog by title or author."""
+        return f"Found 3 books matching {query!r}."
+
+    @mcp.tool()
+    def broken(query: str) -> str:
+        raise ValueError("the catalog is offline")
+
+    @mcp.prompt()
+    def recommend(genre: str) -> str:
+        return f"Recommend a {genre} book."
+
+    return mcp

@@ -8,35 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from otelkit import Captured
+from otelkit import Captured, bookshop
 
 from mcp import Client, MCPError
 from mcp._telemetry.runtime import MAX_NAMES
-from mcp.server import MCPServer, Server, ServerRequestContext
+from mcp.server import Server, ServerRequestContext
 from mcp.types import CallToolResult
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "http"))
 from httpkit import uvicorn_server
 
 pytestmark = pytest.mark.anyio
-
-
-def bookshop() -> MCPServer:
-    mcp = MCPServer("Bookshop")
-
-    @mcp.tool()
-    def search_books(query: str) -> str:
-        return f"Found 3 books matching {query!r}."
-
-    @mcp.tool()
-    def broken(query: str) -> str:
-        raise ValueError("offline")
-
-    @mcp.prompt()
-    def recommend(genre: str) -> str:
-        return f"Recommend a {genre} book."
-
-    return mcp
 
 
 def _by_tool(otel: Captured, metric: str) -> dict[tuple[Any, Any], Any]:

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 from opentelemetry.trace import SpanKind, StatusCode
-from otelkit import Captured
+from otelkit import Captured, bookshop
 
 from mcp import Client, MCPError
 from mcp.server import MCPServer, Server, ServerRequestContext
@@ -16,25 +16,6 @@ from mcp.server._otel import OpenTelemetryMiddleware
 from mcp.types import CallToolResult, ListToolsResult, TextContent, Tool
 
 pytestmark = pytest.mark.anyio
-
-
-def bookshop() -> MCPServer:
-    mcp = MCPServer("Bookshop")
-
-    @mcp.tool()
-    def search_books(query: str) -> str:
-        """Search the catalog by title or author."""
-        return f"Found 3 books matching {query!r}."
-
-    @mcp.tool()
-    def broken(query: str) -> str:
-        raise ValueError("the catalog is offline")
-
-    @mcp.prompt()
-    def recommend(genre: str) -> str:
-        return f"Recommend a {genre} book."
-
-    return mcp
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])

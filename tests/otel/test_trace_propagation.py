@@ -14,7 +14,7 @@ import anyio
 import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
-from otelkit import Captured
+from otelkit import Captured, bookshop
 
 from mcp import Client, StdioServerParameters
 from mcp.server import MCPServer
@@ -27,17 +27,6 @@ pytestmark = pytest.mark.anyio
 
 TRACED_SERVER = str(Path(__file__).parent / "servers" / "traced_bookshop.py")
 VALID_PARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-
-
-def bookshop() -> MCPServer:
-    mcp = MCPServer("Bookshop")
-
-    @mcp.tool()
-    def search_books(query: str) -> str:
-        """Search the catalog by title or author."""
-        return f"Found 3 books matching {query!r}."
-
-    return mcp
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
