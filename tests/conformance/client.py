@@ -259,6 +259,30 @@ async def enterprise_managed_authorization(url: str, context: dict[str, Any]) ->
         await exercise(url, provider)
 
 
+@scenario("auth/dpop", "auth/dpop-nonce")
+async def dpop_bound_tokens(url: str, context: dict[str, Any]) -> None:
+    """The authorization code flow with DPoP proofs at the token endpoint and on every MCP request;
+    the nonce variant has both servers demand a nonce first."""
+    from mcp.client.auth.extensions.dpop import DPoPAuth
+
+    await exercise(url, DPoPAuth(authorization_code_provider(url)))
+
+
+@scenario("auth/wif-jwt-bearer")
+async def workload_identity(url: str, context: dict[str, Any]) -> None:
+    """The workload's JWT (minted by the harness for this authorization server) as a jwt-bearer grant."""
+    from mcp.client.auth.extensions.client_credentials import static_assertion_provider
+    from mcp.client.auth.extensions.workload_identity import WorkloadIdentityOAuthProvider
+
+    provider = WorkloadIdentityOAuthProvider(
+        server_url=url,
+        storage=InMemoryTokenStorage(),
+        client_id=context["client_id"],
+        assertion_provider=static_assertion_provider(context["valid_jwt"]),
+    )
+    await exercise(url, provider)
+
+
 async def _discover_issuer(http: httpx.AsyncClient, url: str) -> str:
     """Configuration lookup for the identity-assertion scenario: the issuer the MCP server names."""
     parts = urlsplit(url)

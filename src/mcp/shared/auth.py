@@ -42,10 +42,10 @@ def _blank_as_missing(value: object) -> object:
 
 class OAuthToken(BaseModel):
     """A token endpoint response (RFC 6749 §5.1). `token_type` is case-normalized (`bearer` ->
-    `Bearer`, RFC 6750 §4); only bearer tokens are accepted."""
+    `Bearer`, RFC 6750 §4; `dpop` -> `DPoP`, RFC 9449 §5); bearer and DPoP-bound tokens are accepted."""
 
     access_token: str
-    token_type: Literal["Bearer"] = "Bearer"
+    token_type: Literal["Bearer", "DPoP"] = "Bearer"
     expires_in: int | None = None
     scope: str | None = None
     refresh_token: str | None = None
@@ -53,7 +53,9 @@ class OAuthToken(BaseModel):
     @field_validator("token_type", mode="before")
     @classmethod
     def normalize_token_type(cls, v: str | None) -> str | None:
-        return v.title() if isinstance(v, str) else v
+        if isinstance(v, str):
+            return "DPoP" if v.lower() == "dpop" else v.title()
+        return v
 
 
 class AuthorizationCodeResult(BaseModel):
@@ -199,6 +201,8 @@ class OAuthMetadata(BaseModel):
     client_id_metadata_document_supported: bool | None = None
     authorization_response_iss_parameter_supported: bool | None = None
     authorization_grant_profiles_supported: list[str] | None = None
+    dpop_signing_alg_values_supported: list[str] | None = None
+    """RFC 9449 §5.1: the DPoP proof algorithms the token endpoint accepts."""
 
 
 class ProtectedResourceMetadata(BaseModel):

@@ -295,7 +295,7 @@ class OAuthClientProvider(httpx.Auth):
         response = yield request
 
         if response.status_code == 401:
-            challenge = utils.parse_www_authenticate(response.headers.get("www-authenticate")) or {}
+            challenge = _challenge(response)
             async with self._lock():
                 if self._access_token() == sent or not self.context.is_token_valid():
                     async with SubFlow(self._oauth_flow(challenge, step_up=False)) as sub:
@@ -307,7 +307,7 @@ class OAuthClientProvider(httpx.Auth):
             response = yield request
 
         if response.status_code == 403:
-            challenge = utils.parse_www_authenticate(response.headers.get("www-authenticate")) or {}
+            challenge = _challenge(response)
             if challenge.get("error") != "insufficient_scope":
                 return
             async with self._lock():
@@ -761,6 +761,12 @@ class OAuthClientProvider(httpx.Auth):
             token = token.model_copy(update={"refresh_token": ctx.current_tokens.refresh_token})
         await self._store_tokens(token)
         return True
+
+
+def _challenge(response: httpx.Response) -> dict[str, str]:
+    """The `Bearer` challenge of a 401/403, else its `DPoP` one (RFC 9449 §7.1), as auth-params."""
+    header = response.headers.get("www-authenticate")
+    return utils.parse_www_authenticate(header) or utils.parse_www_authenticate(header, "DPoP") or {}
 
 
 def _parse(model: type[Any], response: httpx.Response) -> Any:

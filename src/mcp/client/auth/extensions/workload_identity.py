@@ -1,0 +1,66 @@
+"""Workload identity federation (MCP SEP-1933): a workload's own JWT is the authorization grant.
+
+`WorkloadIdentityOAuthProvider` trades a JWT the platform issued to the workload (a Kubernetes
+service account token, a cloud instance identity token, a SPIFFE JWT-SVID, ...) for an access
+token with the RFC 7523 §2.1 `jwt-bearer` grant:
+
+    grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<workload JWT>&resource=...
+
+There is no user, no browser and no client secret by default (the client is identified by
+`client_id`, `token_endpoint_auth_method="none"`; pass `client_secret` for a confidential client).
+`assertion_provider(audience)` returns the workload JWT for the authorization server's issuer
+(`static_assertion_provider(jwt)` for one minted elsewhere; read the platform's token file in your
+own provider to follow its rotation). An error from the token endpoint (`invalid_grant`,
+`invalid_scope`, `unauthorized_client`) is raised as `OAuthTokenError`: the request is not retried
+and no other grant is tried. Discovery is the one of `OAuthClientProvider`; `issuer=` pins the
+authorization server the workload is federated with.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import httpx
+
+from mcp.client.auth.extensions.client_credentials import AssertionProvider, _ClientCredentialsBase
+from mcp.client.auth.oauth2 import TokenStorage
+from mcp.shared.auth import JWT_BEARER_GRANT_TYPE
+
+
+class WorkloadIdentityOAuthProvider(_ClientCredentialsBase):
+    """The `jwt-bearer` grant with a workload identity JWT, as an `httpx.Auth`."""
+
+    def __init__(
+        self,
+        server_url: str,
+        storage: TokenStorage,
+        client_id: str,
+        assertion_provider: AssertionProvider,
+        scope: str | None = None,
+        issuer: str | None = None,
+        client_secret: str | None = None,
+        token_endpoint_auth_method: Literal["none", "client_secret_basic", "client_secret_post"] | None = None,
+    ) -> None:
+        method = token_endpoint_auth_method or ("client_secret_basic" if client_secret else "none")
+        if method != "none" and not client_secret:
+            raise ValueError(f"token_endpoint_auth_method {method!r} needs a client_secret")
+        super().__init__(server_url, storage, client_id, client_secret, method, scope, issuer)
+        self.assertion_provider = assertion_provider
+        for info in (self.context.client_metadata, self._credentials):
+            info.grant_types = [JWT_BEARER_GRANT_TYPE]
+
+    async def _perform_authorization(self) -> httpx.Request:
+        """The `jwt-bearer` token request with a fresh assertion for this authorization server."""
+        ctx = self.context
+        assert ctx.oauth_metadata is not None
+        data = {
+            "grant_type": JWT_BEARER_GRANT_TYPE,
+            "assertion": await self.assertion_provider(str(ctx.oauth_metadata.issuer)),
+        }
+        self._add_resource(data)
+        if ctx.requested_scopes:
+            data["scope"] = " ".join(ctx.requested_scopes)
+        return self._token_request(data)
+
+
+__all__ = ["WorkloadIdentityOAuthProvider"]
