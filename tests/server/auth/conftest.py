@@ -5,13 +5,18 @@ way `streamable_http_app()` wires it."""
 from __future__ import annotations
 
 import secrets
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from starlette.applications import Starlette
 from starlette.routing import Route
+
+if str(Path(__file__).parent) not in sys.path:  # makes `jwtkit` (signing keys, a JWKS server) importable
+    sys.path.insert(0, str(Path(__file__).parent))
 
 from mcp.server.auth.app import wrap_with_auth
 from mcp.server.auth.provider import (

@@ -76,6 +76,9 @@ def wrap_with_auth(
         metadata_url = f"{parts.scheme}://{parts.netloc}{PRM_WELL_KNOWN}{path}"
         resource = url_string(resource_url)
 
+    bind_resource = getattr(token_verifier, "bind_resource", None)
+    if callable(bind_resource) and resource_url is not None:
+        bind_resource(url_string(resource_url))  # verifiers checking `aud` default to this resource
     gated = RequireBearerAuth(
         app,
         token_verifier,

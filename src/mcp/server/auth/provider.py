@@ -140,9 +140,32 @@ class TokenError(Exception):
     error_description: str | None = None
 
 
+class InvalidTokenError(Exception):
+    """A verifier's refusal with its reason: the gate answers `401 invalid_token` with
+    `description` as `error_description` (returning `None` gives the generic description). The
+    description is sent to the client: never put the token, or secrets, in it."""
+
+    def __init__(self, description: str = "Authentication required") -> None:
+        super().__init__(description)
+        self.description = description
+
+
+class InsufficientScopeError(Exception):
+    """A valid token that lacks scopes: the gate answers `403 insufficient_scope` with the
+    challenge's `scope` set to `required`."""
+
+    def __init__(self, required: list[str], description: str | None = None) -> None:
+        self.required = list(required)
+        self.description = description or f"Required scope: {' '.join(self.required)}"
+        super().__init__(self.description)
+
+
 @runtime_checkable
 class TokenVerifier(Protocol):
-    """Turns a bearer token into an `AccessToken`, or `None` when it is not valid."""
+    """Turns a bearer token into an `AccessToken`, or `None` when it is not valid. A verifier may
+    raise `InvalidTokenError` (401) or `InsufficientScopeError` (403) to say why; ready-made ones
+    live in `mcp.server.auth.verifiers` (`JWTVerifier`, `IntrospectionVerifier`,
+    `StaticTokenVerifier`)."""
 
     async def verify_token(self, token: str) -> AccessToken | None: ...
 
@@ -224,6 +247,8 @@ __all__ = [
     "AuthorizationParams",
     "AuthorizeError",
     "IdentityAssertionParams",
+    "InsufficientScopeError",
+    "InvalidTokenError",
     "OAuthAuthorizationServerProvider",
     "ProviderTokenVerifier",
     "RefreshToken",

@@ -26,7 +26,13 @@ from starlette.authentication import AuthCredentials, AuthenticationBackend, Sim
 from starlette.requests import HTTPConnection
 
 from mcp.server.auth.middleware._context import auth_context_var
-from mcp.server.auth.provider import AccessToken, TokenVerifier, principal_components
+from mcp.server.auth.provider import (
+    AccessToken,
+    InsufficientScopeError,
+    InvalidTokenError,
+    TokenVerifier,
+    principal_components,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +110,20 @@ class RequireBearerAuth:
             await self.app(scope, receive, send)
             return
         token = _bearer_token(scope)
-        access_token = await self.token_verifier.verify_token(token) if token else None
+        try:
+            access_token = await self.token_verifier.verify_token(token) if token else None
+        except InvalidTokenError as exc:
+            await self._refuse(scope, send, 401, "invalid_token", exc.description)
+            return
+        except InsufficientScopeError as exc:
+            await self._refuse(scope, send, 403, "insufficient_scope", exc.description,
+                               scope_param=" ".join(exc.required))
+            return
+        except Exception:
+            # a verifier bug or an unreachable issuer is a refusal, never a 500 (token not logged)
+            logger.exception("token verifier %s failed", type(self.token_verifier).__name__)
+            await self._refuse(scope, send, 401, "invalid_token", "Token could not be verified")
+            return
         if access_token is None:
             await self._refuse(scope, send, 401, "invalid_token", "Authentication required")
             return
@@ -186,7 +205,13 @@ class BearerAuthBackend(AuthenticationBackend):
         header = conn.headers.get("authorization")
         if not header or not header.lower().startswith("bearer "):
             return None
-        access_token = await self.token_verifier.verify_token(header[len("Bearer "):])
+        try:
+            access_token = await self.token_verifier.verify_token(header[len("Bearer "):])
+        except (InvalidTokenError, InsufficientScopeError):
+            return None
+        except Exception:
+            logger.exception("token verifier %s failed", type(self.token_verifier).__name__)
+            return None
         if access_token is None:
             return None
         if access_token.expires_at and access_token.expires_at < int(time.time()):
