@@ -119,9 +119,8 @@ class RequireBearerAuth:
             await self._refuse(scope, send, 403, "insufficient_scope", exc.description,
                                scope_param=" ".join(exc.required))
             return
-        except Exception:
-            # a verifier bug or an unreachable issuer is a refusal, never a 500 (token not logged)
-            logger.exception("token verifier %s failed", type(self.token_verifier).__name__)
+        except Exception as exc:  # a verifier bug or an unreachable issuer: a refusal, never a 500
+            _log_verifier_failure(self.token_verifier, exc, token or "")
             await self._refuse(scope, send, 401, "invalid_token", "Token could not be verified")
             return
         if access_token is None:
@@ -160,6 +159,12 @@ class RequireBearerAuth:
         if metadata_url:
             params.append(f"resource_metadata={_quote(metadata_url)}")
         await _send_challenge(send, status, error, description, "Bearer " + ", ".join(params))
+
+
+def _log_verifier_failure(verifier: TokenVerifier, exc: Exception, token: str) -> None:
+    """Log a verifier's crash without the token (no traceback: its text may quote the token)."""
+    message = str(exc).replace(token, "[token]") if token else str(exc)
+    logger.error("token verifier %s failed: %s: %s", type(verifier).__name__, type(exc).__name__, message[:500])
 
 
 def _bearer_token(scope: Scope) -> str | None:
@@ -209,8 +214,8 @@ class BearerAuthBackend(AuthenticationBackend):
             access_token = await self.token_verifier.verify_token(header[len("Bearer "):])
         except (InvalidTokenError, InsufficientScopeError):
             return None
-        except Exception:
-            logger.exception("token verifier %s failed", type(self.token_verifier).__name__)
+        except Exception as exc:
+            _log_verifier_failure(self.token_verifier, exc, header[len("Bearer "):])
             return None
         if access_token is None:
             return None
