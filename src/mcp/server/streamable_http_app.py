@@ -62,7 +62,8 @@ def build_app(
         from mcp.server.auth.app import wrap_with_auth
 
         endpoint, auth_routes = wrap_with_auth(endpoint, token_verifier=token_verifier, auth=auth,
-                                               mcp_path=streamable_http_path, auth_server_provider=auth_server_provider)
+                                               mcp_path=streamable_http_path, auth_server_provider=auth_server_provider,
+                                               scope_requirements=getattr(server, "scope_requirements", None))
     mcp_route = Route(streamable_http_path, endpoint=endpoint, methods=["GET", "POST", "DELETE"])
     routes = [mcp_route, *auth_routes, *(custom_starlette_routes or [])]
     return _app_class()(mcp_route, debug=debug, routes=routes, lifespan=lifespan)

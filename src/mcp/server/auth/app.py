@@ -24,6 +24,7 @@ from mcp.server.auth.routes import (
     create_protected_resource_routes,
     url_string,
 )
+from mcp.server.auth.scopes import ScopeRequirements
 from mcp.server.auth.settings import AuthSettings
 
 
@@ -34,10 +35,12 @@ def wrap_with_auth(
     auth: AuthSettings,
     mcp_path: str = "/mcp",
     auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
+    scope_requirements: ScopeRequirements | None = None,
 ) -> tuple[ASGIApp, list[Route]]:
     """`(gated_app, extra_routes)`: `app` behind the bearer-token gate, and the routes to add to
     the application (see the module docstring). With only `auth_server_provider`, tokens are
-    verified with its `load_access_token`."""
+    verified with its `load_access_token`. `scope_requirements` (per tool, prompt, resource) are
+    enforced by the gate with `403 insufficient_scope`."""
     if token_verifier is None:
         if auth_server_provider is None:
             raise ValueError("wrap_with_auth needs a token_verifier or an auth_server_provider")
@@ -86,6 +89,7 @@ def wrap_with_auth(
         resource_metadata_url=metadata_url,
         resource=resource,
         validate_resource=bool(auth.validate_token_resource),
+        scope_requirements=scope_requirements,
     )
     return gated, routes
 

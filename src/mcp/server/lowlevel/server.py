@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from starlette.routing import Route
 
     from mcp.server.auth.provider import OAuthAuthorizationServerProvider, TokenVerifier
+    from mcp.server.auth.scopes import ScopeRequirements
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.event_store import EventStore
     from mcp.server.models import InitializationOptions
@@ -162,6 +163,9 @@ class Server(Generic[LifespanT]):
         self._notification_handlers: dict[str, HandlerEntry[Any]] = {}
         self._capability_hook: Callable[[Any], Any] | None = None
         self.extensions: dict[str, dict[str, Any]] = {}
+        self.scope_requirements: ScopeRequirements | None = None
+        """Scopes per tool/prompt/resource (`mcp.server.auth.scopes`): the HTTP bearer gate refuses
+        calls whose token lacks them (403) and the list handlers may hide such items."""
         """SEP-2133 extension settings advertised under `capabilities.extensions` (identifier ->
         settings); `MCPServer(extensions=...)` fills it."""
         self._server_info_wire: dict[str, Any] | None = None

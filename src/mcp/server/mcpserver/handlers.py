@@ -107,8 +107,39 @@ def _result(server: MCPServer, wire: dict[str, Any], model_name: str) -> Any:
 # -- tools --------------------------------------------------------------------------------------------
 
 
+def _scope_filter(server: MCPServer, kind: str) -> Callable[[str], bool] | None:
+    """With scoped items and an authenticated caller: whether the caller may see an item (its
+    list is then private to its authorization context). `None`: show everything."""
+    requirements = server._lowlevel_server.scope_requirements
+    if not requirements:
+        return None
+    from mcp.server.auth.scopes import granted_scopes
+
+    granted = granted_scopes()
+    if granted is None:
+        return None
+    return lambda name: requirements.visible(kind, name, granted)  # type: ignore[arg-type]
+
+
+def _private(ctx: ServerRequestContext[Any], result: Any) -> Any:
+    """Mark a filtered list result `cacheScope: "private"` (on the wire that has cache hints)."""
+    if ctx.protocol_version not in MODERN_VERSIONS:
+        return result
+    if isinstance(result, dict):
+        return {**cast("dict[str, Any]", result), "cacheScope": "private"}
+    return result.model_copy(update={"cache_scope": "private"})
+
+
 async def list_tools(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
     cursor = params.cursor if params is not None else None
+    visible = _scope_filter(server, "tool")
+    if visible is not None:
+        allowed, next_cursor = page([t.wire() for t in server._tools.values() if visible(t.name)], cursor,
+                                    server._page_size)
+        filtered: dict[str, Any] = {"tools": list(allowed)}
+        if next_cursor is not None:
+            filtered["nextCursor"] = next_cursor
+        return _result(server, _private(ctx, filtered), "ListToolsResult")
     if cursor is None and server._page_size is None:
         wire = server._tools_result
         if wire is None:
@@ -188,15 +219,25 @@ async def _value(value: Any) -> Any:
 async def list_resources(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
     from mcp.types import ListResourcesResult
 
-    items, next_cursor = page(server._resources.list_resources(), params.cursor if params else None, server._page_size)
-    return ListResourcesResult(resources=list(items), next_cursor=next_cursor)
+    resources = server._resources.list_resources()
+    visible = _scope_filter(server, "resource")
+    if visible is not None:
+        resources = [resource for resource in resources if visible(str(resource.uri))]
+    items, next_cursor = page(resources, params.cursor if params else None, server._page_size)
+    result = ListResourcesResult(resources=list(items), next_cursor=next_cursor)
+    return _private(ctx, result) if visible is not None else result
 
 
 async def list_resource_templates(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
     from mcp.types import ListResourceTemplatesResult
 
-    items, next_cursor = page(server._resources.list_templates(), params.cursor if params else None, server._page_size)
-    return ListResourceTemplatesResult(resource_templates=list(items), next_cursor=next_cursor)
+    templates = server._resources.list_templates()
+    visible = _scope_filter(server, "resource")
+    if visible is not None:
+        templates = [template for template in templates if visible(template.uri_template)]
+    items, next_cursor = page(templates, params.cursor if params else None, server._page_size)
+    result = ListResourceTemplatesResult(resource_templates=list(items), next_cursor=next_cursor)
+    return _private(ctx, result) if visible is not None else result
 
 
 async def read_resource(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
@@ -291,8 +332,13 @@ async def unsubscribe_resource(server: MCPServer, ctx: ServerRequestContext[Any]
 async def list_prompts(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
     from mcp.types import ListPromptsResult
 
-    items, next_cursor = page(server._prompts.list_prompts(), params.cursor if params else None, server._page_size)
-    return ListPromptsResult(prompts=list(items), next_cursor=next_cursor)
+    prompts = server._prompts.list_prompts()
+    visible = _scope_filter(server, "prompt")
+    if visible is not None:
+        prompts = [prompt for prompt in prompts if visible(prompt.name)]
+    items, next_cursor = page(prompts, params.cursor if params else None, server._page_size)
+    result = ListPromptsResult(prompts=list(items), next_cursor=next_cursor)
+    return _private(ctx, result) if visible is not None else result
 
 
 async def get_prompt(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:

@@ -291,17 +291,21 @@ class MCPServer(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        required_scopes: list[str] | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a tool: `@mcp.tool()` (the parentheses are required).
 
-        `input_schema=` (beyond the official API) publishes a JSON Schema verbatim instead of the
-        one generated from the signature; arguments are then checked against it."""
+        Beyond the official API: `input_schema=` publishes a JSON Schema verbatim instead of the
+        one generated from the signature (arguments are then checked against it);
+        `required_scopes=` makes calls over authenticated HTTP need those token scopes (else
+        `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them."""
         if callable(name):
             raise _misuse("tool", "tool()")
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
-                          icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema)
+                          icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema,
+                          required_scopes=required_scopes)
             return fn
 
         return decorator
@@ -317,6 +321,7 @@ class MCPServer(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
+        required_scopes: list[str] | None = None,
     ) -> None:
         base = sys.modules.get("mcp.server.mcpserver.tools.base")
         if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
@@ -332,6 +337,16 @@ class MCPServer(Generic[LifespanT]):
             return
         self._tools[tool.name] = tool
         self._tools_result = None
+        if required_scopes:
+            self._scope_requirements().require("tool", tool.name, required_scopes)
+
+    def _scope_requirements(self) -> Any:
+        """The server's `ScopeRequirements` (made on first use; the HTTP gate and lists read it)."""
+        if self._lowlevel_server.scope_requirements is None:
+            from mcp.server.auth.scopes import ScopeRequirements
+
+            self._lowlevel_server.scope_requirements = ScopeRequirements()
+        return self._lowlevel_server.scope_requirements
 
     def remove_tool(self, name: str) -> None:
         if name not in self._tools:
@@ -366,9 +381,11 @@ class MCPServer(Generic[LifespanT]):
         annotations: Any = None,
         meta: dict[str, Any] | None = None,
         security: Any = None,
+        required_scopes: list[str] | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a resource (`@mcp.resource("data://x")`) or, when the URI has
-        variables, as a resource template (`@mcp.resource("users://{id}")`)."""
+        variables, as a resource template (`@mcp.resource("users://{id}")`). `required_scopes=`
+        (beyond the official API): see `tool()`; for a template it covers every URI it expands to."""
         if callable(uri):
             raise _misuse("resource", "resource('uri')")
 
@@ -377,6 +394,8 @@ class MCPServer(Generic[LifespanT]):
                 fn, uri, name=name, title=title, description=description, mime_type=mime_type, icons=icons,
                 annotations=annotations, meta=meta, security=security,
             )
+            if required_scopes:
+                self._scope_requirements().require("resource", uri, required_scopes)
             return fn
 
         return decorator
@@ -396,15 +415,19 @@ class MCPServer(Generic[LifespanT]):
     # -- prompts and completions --------------------------------------------------------------
 
     def prompt(self, name: str | None = None, title: str | None = None, description: str | None = None,
-               icons: list[Any] | None = None) -> Callable[[F], F]:
-        """Register a function as a prompt: `@mcp.prompt()`."""
+               icons: list[Any] | None = None, *, required_scopes: list[str] | None = None) -> Callable[[F], F]:
+        """Register a function as a prompt: `@mcp.prompt()`. `required_scopes=` (beyond the
+        official API): see `tool()`."""
         if callable(name):
             raise _misuse("prompt", "prompt()")
 
         def decorator(fn: F) -> F:
             from mcp.server.mcpserver.prompts import Prompt
 
-            self.add_prompt(Prompt.from_function(fn, name=name, title=title, description=description, icons=icons))
+            prompt = Prompt.from_function(fn, name=name, title=title, description=description, icons=icons)
+            self.add_prompt(prompt)
+            if required_scopes:
+                self._scope_requirements().require("prompt", prompt.name, required_scopes)
             return fn
 
         return decorator
@@ -510,6 +533,7 @@ class MCPServer(Generic[LifespanT]):
             options.setdefault("auth", self._setting("auth"))
             options.setdefault("token_verifier", self._token_verifier)
             options.setdefault("auth_server_provider", self._auth_server_provider)
+            self._scope_requirements()  # the gate holds it: scopes registered after the app count too
 
     def sse_app(self, **options: Any) -> Any:
         """An ASGI app for the legacy HTTP+SSE transport."""

@@ -33,6 +33,7 @@ from mcp.server.auth.provider import (
     TokenVerifier,
     principal_components,
 )
+from mcp.server.auth.scopes import ScopeRequirements
 
 logger = logging.getLogger(__name__)
 
@@ -97,8 +98,10 @@ class RequireBearerAuth:
         resource_metadata_url: str | Callable[[Scope], str] | None = None,
         resource: str | Callable[[Scope], str] | None = None,
         validate_resource: bool = False,
+        scope_requirements: ScopeRequirements | None = None,
     ) -> None:
         self.app = app
+        self.scope_requirements = scope_requirements
         self.token_verifier = token_verifier
         self.required_scopes = list(required_scopes or [])
         self.resource_metadata_url = resource_metadata_url
@@ -139,6 +142,14 @@ class RequireBearerAuth:
             await self._refuse(scope, send, 403, "insufficient_scope", f"Required scope: {' '.join(missing)}",
                                scope_param=" ".join(self.required_scopes))
             return
+        if self.scope_requirements and scope.get("method") == "POST":
+            body, receive = await _buffered(receive)
+            denied = self.scope_requirements.denied_call(_json_or_none(body), access_token.scopes)
+            if denied is not None:
+                needed = list(dict.fromkeys([*self.required_scopes, *denied[2]]))
+                await self._refuse(scope, send, 403, "insufficient_scope",
+                                   f"This {denied[0]} requires scope: {' '.join(denied[2])}", scope_param=" ".join(needed))
+                return
         user = AuthenticatedUser(access_token)
         scope["user"] = user
         scope["auth"] = AuthCredentials(access_token.scopes)
@@ -159,6 +170,36 @@ class RequireBearerAuth:
         if metadata_url:
             params.append(f"resource_metadata={_quote(metadata_url)}")
         await _send_challenge(send, status, error, description, "Bearer " + ", ".join(params))
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The whole request body, and a `receive` that hands it over again before the rest."""
+    chunks: list[bytes] = []
+    first: MutableMapping[str, Any] | None = None
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            first = message  # a disconnect: replayed after the body
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    body = b"".join(chunks)
+    pending: list[MutableMapping[str, Any]] = [{"type": "http.request", "body": body, "more_body": False}]
+    if first is not None:
+        pending.append(first)
+
+    async def replay() -> MutableMapping[str, Any]:
+        return pending.pop(0) if pending else await receive()
+
+    return body, replay
+
+
+def _json_or_none(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None  # the transport answers unparsable input itself
 
 
 def _log_verifier_failure(verifier: TokenVerifier, exc: Exception, token: str) -> None:
