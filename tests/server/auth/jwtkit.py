@@ -2,7 +2,8 @@
 
 - `SigningKey`: a freshly generated RSA, EC P-256 or Ed25519 key with its public JWK, signing
   tokens with PyJWT.
-- `serve(app)`: uvicorn on a free 127.0.0.1 port in a background thread (stopped on exit).
+- `serve(app)` / `serve_built(make_app)`: uvicorn on a free 127.0.0.1 port in a background thread
+  (stopped on exit).
 - `JWKSApp`: a Starlette app serving `/jwks` from a mutable key list (rotate by assigning `keys`),
   counting requests; `mode` makes it fail (`"error"`: HTTP 500, `"garbage"`: not JSON).
 - `silent_port()`: a listening socket that never answers (a hung issuer); `closed_port()`: a port
@@ -16,7 +17,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -95,11 +96,19 @@ class JWKSApp:
 @contextmanager
 def serve(app: Any) -> Iterator[str]:
     """Serve `app` with uvicorn on a free 127.0.0.1 port; yields `http://127.0.0.1:<port>`."""
+    with serve_built(lambda base: app) as base:
+        yield base
+
+
+@contextmanager
+def serve_built(make_app: Callable[[str], Any]) -> Iterator[str]:
+    """`serve` for an app that needs its own base URL: `make_app(base)` builds it."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="none", http="h11"))
+    server = uvicorn.Server(uvicorn.Config(make_app(base), log_level="warning", lifespan="on", ws="none",
+                                           http="h11"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
