@@ -81,3 +81,22 @@ def test_a_server_and_a_client_load_no_opentelemetry_until_the_application_does(
     )
     assert _loaded(modules, ("opentelemetry",)) == []
     assert "mcp._telemetry.runtime" not in modules
+
+
+def test_the_token_verifiers_load_no_jose_library_or_http_client_until_they_verify() -> None:
+    modules = _modules_after(
+        "from mcp.server.auth.verifiers import JWTVerifier, IntrospectionVerifier, StaticTokenVerifier\n"
+        "JWTVerifier(issuer='https://as.example', jwks_uri='https://as.example/jwks')\n"
+        "IntrospectionVerifier(introspection_endpoint='https://as.example/i', client_id='c', client_secret='s')\n"
+    )
+    assert _loaded(modules, ("jwt", "cryptography", "httpx", "httpcore")) == []
+
+
+def test_dpop_loads_no_jose_library_until_it_signs_and_scoped_tools_load_no_http_stack() -> None:
+    modules = _modules_after("import mcp.client.auth.extensions.dpop")
+    assert _loaded(modules, ("jwt", "cryptography")) == []
+    modules = _modules_after(
+        "from mcp.server import MCPServer\nm = MCPServer('x')\n"
+        "@m.tool(required_scopes=['notes:write'])\ndef delete() -> str:\n    return 'x'\n"
+    )
+    assert _loaded(modules, (*HTTP_STACK, "jwt")) == []

@@ -182,3 +182,16 @@ async def test_a_verifier_demanding_scopes_is_a_403_with_the_scope_challenge() -
     assert response.status_code == 403
     challenge = response.headers["www-authenticate"]
     assert 'error="insufficient_scope"' in challenge and 'scope="notes:admin"' in challenge
+
+
+class Injecting:
+    async def verify_token(self, token: str) -> AccessToken | None:
+        raise InvalidTokenError('nope\r\nSet-Cookie: session=stolen; "quoted"')
+
+
+async def test_a_refusal_text_cannot_break_out_of_the_challenge_header() -> None:
+    response = await gate_answer(Injecting())
+    assert response.status_code == 401
+    assert "set-cookie" not in response.headers
+    assert response.headers["www-authenticate"].startswith(
+        'Bearer error="invalid_token", error_description="nope  Set-Cookie: session=stolen; \\"quoted\\""')

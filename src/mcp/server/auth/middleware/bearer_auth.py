@@ -72,6 +72,9 @@ def authorization_context(user: AuthenticatedUser) -> AuthorizationContext:
 
 
 def _quote(value: str) -> str:
+    """A quoted-string auth-param value; control characters (a verifier's text could carry a CR
+    or LF into the header) become spaces."""
+    value = "".join(" " if ord(ch) < 0x20 or ord(ch) == 0x7F else ch for ch in value)
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
