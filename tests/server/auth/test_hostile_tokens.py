@@ -77,6 +77,17 @@ HOSTILE = {
     "encrypted (five parts)": (lambda: "a.b.c.d.e", "Token is malformed"),
     "not a jwt at all": (lambda: "opaque-token-value", "Token is malformed"),
     "oversized": (lambda: KEY.sign(padding="x" * 10_000), "Token is too large"),
+    "header nested past the parser": (lambda: f"{b64(b'[' * 2000 + b']' * 2000)}.{b64(claims())}.sig",
+                                      "Token is malformed"),
+    "signed payload nested past the parser": (
+        lambda: jwt.api_jws.encode(b"[" * 2000 + b"]" * 2000, KEY.private_key, "RS256", {"kid": "main"}),
+        "Token is malformed"),
+    "exp as a string": (lambda: jwt.api_jws.encode(json.dumps(claims(exp=str(now + 3600))).encode(), KEY.private_key,
+                                                   "RS256", {"kid": "main"}), "Token has a malformed exp claim"),
+    "attacker key in the jwk header": (lambda: SigningKey("RS256", kid="main").sign(
+        headers={"jwk": SigningKey("RS256").jwk}), "Token signature is invalid"),
+    "jku pointing elsewhere": (lambda: SigningKey("RS256", kid="theirs").sign(
+        headers={"jku": "https://evil.example/jwks"}), "Token signing key is unknown"),
 }
 
 
@@ -141,3 +152,19 @@ async def test_the_server_keeps_serving_after_a_barrage(resource_server: str) ->
     for make, _ in HOSTILE.values():
         assert (await post(resource_server, make())).status_code == 401
     assert (await post(resource_server, KEY.sign())).status_code == 200
+
+
+async def test_a_key_rotation_mid_run_is_followed_and_the_retired_key_stops_working() -> None:
+    old, new = SigningKey("ES256"), SigningKey("ES256")
+    jwks = JWKSApp(old)
+    with serve(jwks.app) as issuer:
+        verifier = JWTVerifier(issuer=ISSUER, jwks_uri=f"{issuer}/jwks", jwks_refresh_interval=0)
+        mcp = MCPServer("notes", token_verifier=verifier, auth=AuthSettings(
+            issuer_url=ISSUER, resource_server_url=RESOURCE, validate_token_resource=True))
+        with serve(mcp.streamable_http_app()) as base:
+            assert (await post(base, old.sign())).status_code == 200
+            jwks.keys = [new]  # the issuer rotates and retires the old key
+            assert (await post(base, new.sign())).status_code == 200
+            retired = await post(base, old.sign())
+    assert retired.status_code == 401
+    assert 'error_description="Token signing key is unknown"' in retired.headers["www-authenticate"]

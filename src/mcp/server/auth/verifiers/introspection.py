@@ -128,7 +128,7 @@ class IntrospectionVerifier:
             raise InvalidTokenError("Token could not be verified")
         try:
             answer: Any = response.json()
-        except ValueError:
+        except Exception:  # not JSON, or nested past the parser's depth
             answer = None
         if not isinstance(answer, dict):
             logger.warning("introspection endpoint %s answered no JSON object", self.introspection_endpoint)

@@ -109,7 +109,7 @@ class JWTVerifier:
             raise InvalidTokenError("Token is malformed")
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.PyJWTError:
+        except Exception:  # bad base64 or JSON, or JSON nested deep enough to exhaust the parser
             raise InvalidTokenError("Token is malformed") from None
         algorithm = header.get("alg")
         if not isinstance(algorithm, str) or algorithm not in self.algorithms:
@@ -117,6 +117,10 @@ class JWTVerifier:
         kid = header.get("kid")
         keys = await self._candidate_keys(kid if isinstance(kid, str) else None, algorithm)
         claims = self._decode(token, algorithm, keys)
+        for name in ("exp", "nbf", "iat"):  # NumericDate (RFC 7519 §2): a JSON number, not "123" or true
+            value = claims.get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise InvalidTokenError(f"Token has a malformed {name} claim")
         resource = self._check_audience(claims)
         _claims.require_scopes(_claims.claim_scopes(claims), self.required_scopes)
         return _claims.access_token(token, claims, resource=resource)
@@ -157,8 +161,10 @@ class JWTVerifier:
                 raise InvalidTokenError(f"Token lacks the {exc.claim} claim") from None
             except jwt.DecodeError:
                 raise InvalidTokenError("Token is malformed") from None
-            except (jwt.PyJWTError, ValueError, TypeError):
+            except (jwt.PyJWTError, ValueError, TypeError, OverflowError):
                 raise InvalidTokenError("Token is invalid") from None
+            except RecursionError:
+                raise InvalidTokenError("Token is malformed") from None
         raise InvalidTokenError("Token signature is invalid")  # pragma: no cover - keys is never empty
 
     def _check_audience(self, claims: Mapping[str, Any]) -> str | None:
