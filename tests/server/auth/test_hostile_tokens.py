@@ -158,7 +158,7 @@ async def test_a_key_rotation_mid_run_is_followed_and_the_retired_key_stops_work
     old, new = SigningKey("ES256"), SigningKey("ES256")
     jwks = JWKSApp(old)
     with serve(jwks.app) as issuer:
-        verifier = JWTVerifier(issuer=ISSUER, jwks_uri=f"{issuer}/jwks", jwks_refresh_interval=0)
+        verifier = JWTVerifier(issuer=ISSUER, jwks_uri=f"{issuer}/jwks", jwks_refresh_interval=0, cache_ttl=0)
         mcp = MCPServer("notes", token_verifier=verifier, auth=AuthSettings(
             issuer_url=ISSUER, resource_server_url=RESOURCE, validate_token_resource=True))
         with serve(mcp.streamable_http_app()) as base:

@@ -53,7 +53,7 @@ async def test_a_rotated_key_is_fetched_on_first_sight_of_its_kid() -> None:
     old, new = SigningKey("RS256"), SigningKey("RS256")
     jwks = JWKSApp(old)
     with serve(jwks.app) as base:
-        v = verifier(f"{base}/jwks", jwks_refresh_interval=0)
+        v = verifier(f"{base}/jwks", jwks_refresh_interval=0, cache_ttl=0)
         assert await v.verify_token(old.sign()) is not None
         jwks.keys = [new]  # the issuer rotates
         assert await v.verify_token(new.sign()) is not None
@@ -188,3 +188,22 @@ async def test_encryption_private_and_broken_keys_in_the_set_are_skipped() -> No
         v = verifier(f"{base}/jwks")
         assert await v.verify_token(good.sign()) is not None
         assert await refusal(v, enc.sign()) == "Token signing key is unknown"
+
+
+async def test_a_verified_token_is_remembered_for_cache_ttl_and_scopes_still_apply() -> None:
+    key = SigningKey("RS256")
+    jwks = JWKSApp(key)
+    with serve(jwks.app) as base:
+        remembering = verifier(f"{base}/jwks", jwks_cache_ttl=0, jwks_refresh_interval=0)
+        forgetting = verifier(f"{base}/jwks", jwks_cache_ttl=0, jwks_refresh_interval=0, cache_ttl=0)
+        strict = verifier(f"{base}/jwks", required_scopes=["notes:admin"])
+        token = key.sign()
+        assert await remembering.verify_token(token) is not None
+        assert await forgetting.verify_token(token) is not None
+        with pytest.raises(InsufficientScopeError):
+            await strict.verify_token(token)
+        jwks.keys = [SigningKey("RS256")]  # the key is retired for another
+        assert await remembering.verify_token(token) is not None  # not verified again
+        assert await refusal(forgetting, token) == "Token signing key is unknown"
+        with pytest.raises(InsufficientScopeError):
+            await strict.verify_token(token)  # a remembered token still needs its scopes

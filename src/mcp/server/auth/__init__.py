@@ -8,6 +8,9 @@
 - `handlers`: the endpoints of an embedded authorization server (`TokenHandler`, ...).
 - `routes`: `create_auth_routes(...)` and `create_protected_resource_routes(...)`.
 - `app`: `wrap_with_auth(...)`, the gate plus the protected resource metadata route.
+- `verifiers`: ready-made `TokenVerifier`s: `JWTVerifier`, `IntrospectionVerifier`,
+  `StaticTokenVerifier` (PyJWT, the `auth` extra, imported only when a token is verified).
+- `scopes`: `ScopeRequirements`, the scopes per tool, resource and prompt (`required_scopes=`).
 
 `provider` and `settings` are pure pydantic; the rest imports Starlette.
 """

@@ -29,11 +29,19 @@ What a token must be to pass, in the order it is checked (the first failure is t
 
 The `AccessToken` carries `scopes`, `client_id` (`client_id`, else `azp`/`cid`/`appid`/`sub`),
 `subject`, `expires_at`, `resource` (the matched audience) and every claim in `claims`.
+
+A signature check costs a few hundred microseconds, and a client sends the same token with every
+request: a verified token is remembered (by its SHA-256 digest) for `cache_ttl` seconds, never past
+its `exp`, at most `cache_size` of them. Set `cache_ttl=0` to verify every time (a key retired by
+rotation then stops working at once instead of after at most `cache_ttl`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -70,6 +78,8 @@ class JWTVerifier:
         jwks_cache_ttl: float = 300.0,
         jwks_refresh_interval: float = 30.0,
         jwks_timeout: float = 5.0,
+        cache_ttl: float = 60.0,
+        cache_size: int = 4096,
     ) -> None:
         if (jwks_uri is None) == (public_key is None):
             raise ValueError("JWTVerifier needs exactly one of jwks_uri= or public_key=")
@@ -87,18 +97,39 @@ class JWTVerifier:
                               timeout=jwks_timeout) if jwks_uri is not None else None
         self._static = _static_key(public_key) if public_key is not None else None
         self._bound_resource: str | None = None
+        self.cache_ttl = cache_ttl
+        self.cache_size = cache_size
+        self._cache: OrderedDict[bytes, tuple[float, AccessToken]] = OrderedDict()
 
     def bind_resource(self, resource: str) -> None:
         """Accept tokens for `resource` when no `audience` was configured (the server calls this
         with its `resource_server_url`)."""
         self._bound_resource = resource
+        self._cache.clear()
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest() if self.cache_ttl > 0 else b""
+        cached = self._cache.get(digest) if digest else None
+        if cached is not None:
+            if time.time() < cached[0]:
+                self._cache.move_to_end(digest)
+                _claims.require_scopes(cached[1].scopes, self.required_scopes)
+                return cached[1]
+            del self._cache[digest]
         try:
-            return await self._verify(token)
+            access = await self._verify(token)
         except InvalidTokenError as exc:
             logger.info("JWT %s refused: %s", _claims.token_fingerprint(token), exc.description)
             raise
+        if digest:
+            until = time.time() + self.cache_ttl
+            if access.expires_at is not None:
+                until = min(until, access.expires_at)
+            self._cache[digest] = (until, access)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        _claims.require_scopes(access.scopes, self.required_scopes)
+        return access
 
     async def _verify(self, token: str) -> AccessToken:
         import jwt
@@ -122,7 +153,6 @@ class JWTVerifier:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
                 raise InvalidTokenError(f"Token has a malformed {name} claim")
         resource = self._check_audience(claims)
-        _claims.require_scopes(_claims.claim_scopes(claims), self.required_scopes)
         return _claims.access_token(token, claims, resource=resource)
 
     async def _candidate_keys(self, kid: str | None, algorithm: str) -> list[SigningKey]:
