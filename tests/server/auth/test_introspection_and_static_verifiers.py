@@ -195,3 +195,25 @@ async def test_a_refusal_text_cannot_break_out_of_the_challenge_header() -> None
     assert "set-cookie" not in response.headers
     assert response.headers["www-authenticate"].startswith(
         'Bearer error="invalid_token", error_description="nope  Set-Cookie: session=stolen; \\"quoted\\""')
+
+
+async def test_a_server_binds_its_resource_url_as_the_introspected_audience() -> None:
+    from mcp.server.auth.settings import AuthSettings
+    from mcp.server.mcpserver import MCPServer
+
+    endpoint = IntrospectionEndpoint()
+    with serve(endpoint.app) as issuer:
+        verifier = IntrospectionVerifier(introspection_endpoint=f"{issuer}/introspect", client_id=CLIENT_ID,
+                                         client_secret=SECRET)
+        mcp = MCPServer("notes", token_verifier=verifier, auth=AuthSettings(
+            issuer_url="https://auth.example.com", resource_server_url=RESOURCE, validate_token_resource=True))
+        body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        with serve(mcp.streamable_http_app()) as base:
+            async with httpx.AsyncClient(timeout=15) as http:
+                answers = {token: await http.post(f"{base}/mcp", json=body, headers={
+                    "accept": "application/json, text/event-stream", "authorization": f"Bearer {token}"})
+                    for token in ("good", "elsewhere")}
+    assert answers["good"].status_code == 200
+    assert answers["elsewhere"].status_code == 401
+    assert "Token was not issued for this resource" in answers["elsewhere"].headers["www-authenticate"]
