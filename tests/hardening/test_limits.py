@@ -257,6 +257,15 @@ async def test_the_http_body_limit_at_its_edge(declared: bool) -> None:
                 assert json.loads(response.body)["error"]["code"] == -32600
 
 
+async def test_a_content_length_past_ints_parsing_limit_is_a_413_not_a_crash() -> None:
+    """Was: `int()` of a 5000-digit Content-Length raised ValueError (CPython parses at most 4300
+    digits) and the request died with a 500."""
+    mcp, app = http_app()
+    async with mcp.session_manager.run():
+        response = await asgi_request(app, "POST", {**HEADERS, "content-length": "9" * 5000}, json.dumps(INIT).encode())
+    assert response.status == 413, response.body
+
+
 async def test_a_streamed_body_past_the_limit_is_refused_without_reading_the_rest() -> None:
     limit = 1000
     mcp, app = http_app(max_request_body_size=limit)

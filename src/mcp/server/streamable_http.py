@@ -766,8 +766,8 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> A
     """The request body; None as soon as it is known to exceed `limit` (nothing more is read);
     `_DISCONNECTED` when the client went away first."""
     declared = headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        return None
+    if declared is not None and declared.isdigit() and (len(declared) > 18 or int(declared) > limit):
+        return None  # (a length past int's 4300-digit parsing limit is no ValueError here)
     chunks: list[bytes] = []
     size = 0
     while True:

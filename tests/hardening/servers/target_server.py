@@ -58,6 +58,12 @@ def build() -> MCPServer:
         """Like `bulk`, from an async tool on the loop."""
         return "x" * min(max(size, 0), 1 << 20)
 
+    @mcp.tool(input_schema={"type": "object", "properties": {"word": {"type": "string", "pattern": "^(a+)+$"}},
+                            "required": ["word"]})
+    def patterned(word: str) -> str:
+        """A verbatim input schema whose `pattern` backtracks catastrophically under Python's `re`."""
+        return word
+
     @mcp.tool()
     def fail(message: str) -> str:
         raise ValueError(message)
