@@ -408,6 +408,69 @@ async def test_concurrent_calls_on_an_expired_session_share_one_reinitialization
             assert mcp.session_manager.session_count == 1
 
 
+@pytest.mark.parametrize("anyio_backend", ["trio"])  # trio can wait until every client task is parked
+async def test_a_call_made_while_the_session_is_being_reinitialized_waits_for_the_new_session() -> None:
+    """The interleaving a busy machine produced: call B is made while call A's re-initialization
+    is on the wire. B used to be sent with no session id at all (400 "Missing session ID")."""
+    import trio.testing
+
+    mcp = build_server()
+    inner: list[ASGIApp] = []
+    initializes = {"count": 0}
+    held, release = threading.Event(), threading.Event()
+
+    async def app(scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and scope["path"] == "/mcp":
+            body = b""
+            while True:  # read the body to see the method, then replay it to the real app
+                event = await receive()
+                body += event.get("body", b"")
+                if not event.get("more_body"):
+                    break
+            if decode(body).get("method") == "initialize":
+                initializes["count"] += 1
+                if initializes["count"] == 2:  # the re-initialization: hold it until told
+                    held.set()
+                    await anyio.to_thread.run_sync(release.wait, 20)
+            replayed = {"done": False}
+
+            async def replay() -> dict[str, Any]:
+                if replayed["done"]:
+                    return await receive()
+                replayed["done"] = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            await inner[0](scope, replay, send)
+            return
+        await inner[0](scope, receive, send)
+
+    def make_app() -> ASGIApp:
+        inner.append(mcp.streamable_http_app())
+        return app
+
+    with running(make_app) as base, anyio.fail_after(20):
+        async with Client(f"{base}/mcp", mode="legacy") as client, httpx.AsyncClient() as admin:
+            assert (await admin.post(f"{base}/expire")).status_code == 200
+            results: dict[str, str] = {}
+
+            async def call(text: str) -> None:
+                result = await client.call_tool("echo", {"text": text})
+                results[text] = result.content[0].text  # type: ignore[union-attr]
+
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(call, "A")
+                    assert await anyio.to_thread.run_sync(held.wait, 10), "A's re-initialization never came"
+                    tg.start_soon(call, "B")
+                    await trio.testing.wait_all_tasks_blocked(0.01)  # B has been sent, or is waiting
+                    release.set()
+            finally:
+                release.set()
+            assert results == {"A": "A", "B": "B"}
+            assert initializes["count"] == 2
+            assert mcp.session_manager.session_count == 1
+
+
 async def test_a_session_that_keeps_expiring_gives_up_with_an_mcp_error() -> None:
     mcp = build_server()
     inner: list[ASGIApp] = []

@@ -127,3 +127,21 @@ def test_hundreds_of_silent_connections_are_all_closed_and_new_clients_are_serve
         for sock in socks:
             sock.close()
     assert_serves(port)
+
+
+def test_an_oversized_head_sent_in_one_write_is_refused_also_on_a_kept_alive_connection(port: int) -> None:
+    """Was: a head arriving whole in one read was parsed (and served) before it was measured, so a
+    20 KiB head passed a 16 KiB limit; the second request of a connection was not measured at all."""
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    keep_alive = post(ping).replace(b"Connection: close\r\n", b"")
+    with connect(port) as sock:
+        sock.sendall(keep_alive)
+        first = b""
+        while b"\r\n\r\n" not in first or not first.rstrip().endswith(b"}"):
+            chunk = sock.recv(65536)
+            assert chunk, first[:200]
+            first += chunk
+        assert first.startswith(b"HTTP/1.1 200"), first[:200]
+        sock.sendall(post(INIT, b"X-Pad: " + b"a" * (20 * 1024) + b"\r\n"))
+        assert read_all(sock).startswith(b"HTTP/1.1 431")
+    assert_serves(port)

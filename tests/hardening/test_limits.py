@@ -3,7 +3,7 @@
 | limit | default | beyond it |
 |---|---|---|
 | stdio message size (`stdio_server(max_message_size=)`) | 16 MiB | -32600, id null; the connection goes on |
-| stdio output not yet read by the client (`MAX_QUEUED_OUTPUT`) | 1 MiB | writers wait and reading pauses; nothing is lost |
+| stdio output not yet read by the client (`stdio_server(max_queued_output=)`) | 1 MiB | writers wait and no new request starts; nothing is lost |
 | concurrent requests per connection (`Peer(max_concurrent_requests=)`) | 1024 | -32603 "Too many concurrent requests", `data.limit` |
 | pending outgoing requests (`Peer(max_pending_requests=)`) | 1024 | `send_request` raises `MCPError` -32603 |
 | duplicate id in flight | - | -32600; the id is free again once answered or cancelled |
@@ -27,6 +27,7 @@ from hardening_support import HANDSHAKE, INIT, StdioTarget, asgi_request
 
 from mcp._engine.asyncio_stdio import MAX_QUEUED_OUTPUT
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_PENDING_REQUESTS, Peer
+from mcp._engine.stdio_pump import DEFAULT_MAX_QUEUED_OUTPUT, BoundedOutput
 from mcp._protocol import messages as m
 from mcp._protocol.framing import DEFAULT_MAX_LINE
 from mcp.server.event_store import EventMessage, InMemoryEventStore
@@ -48,7 +49,7 @@ def test_the_defaults_are_the_documented_ones() -> None:
     assert DEFAULT_MAX_CONCURRENT_REQUESTS == 1024
     assert DEFAULT_MAX_PENDING_REQUESTS == 1024
     assert DEFAULT_MAX_BODY == 4 * 1024 * 1024
-    assert MAX_QUEUED_OUTPUT == 1024 * 1024
+    assert MAX_QUEUED_OUTPUT == DEFAULT_MAX_QUEUED_OUTPUT == 1024 * 1024
     store = InMemoryEventStore()
     assert (store._max_events, store._max_streams) == (1000, 10_000)
 
@@ -256,6 +257,15 @@ async def test_the_http_body_limit_at_its_edge(declared: bool) -> None:
                 assert json.loads(response.body)["error"]["code"] == -32600
 
 
+async def test_a_content_length_past_ints_parsing_limit_is_a_413_not_a_crash() -> None:
+    """Was: `int()` of a 5000-digit Content-Length raised ValueError (CPython parses at most 4300
+    digits) and the request died with a 500."""
+    mcp, app = http_app()
+    async with mcp.session_manager.run():
+        response = await asgi_request(app, "POST", {**HEADERS, "content-length": "9" * 5000}, json.dumps(INIT).encode())
+    assert response.status == 413, response.body
+
+
 async def test_a_streamed_body_past_the_limit_is_refused_without_reading_the_rest() -> None:
     limit = 1000
     mcp, app = http_app(max_request_body_size=limit)
@@ -384,15 +394,44 @@ def write_until_stalled(fd: int, data: bytes, stall: float = 1.0, limit: float =
     return sent
 
 
+async def test_the_task_based_stdio_output_bound_at_its_edge() -> None:
+    """`BoundedOutput` (trio, given files): sends are accepted while the unwritten bytes are within
+    the bound, the one past it is the last; then `send_nowait` refuses and `send` waits until the
+    writer has written, and nothing sent is lost."""
+    message = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    line = len(json.dumps(message, separators=(",", ":"))) + 1
+    out = BoundedOutput(limit=2 * line)
+    for _ in range(3):  # 2 lines reach the bound exactly, the third goes past it
+        assert not out.congested()
+        out.send_nowait(SessionMessage(message))
+    assert out.congested() and out.queued == 3 * line
+    with pytest.raises(anyio.WouldBlock):
+        out.send_nowait(SessionMessage(message))
+    written: list[bytes] = []
+
+    async def write(data: bytes) -> None:
+        written.append(data)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(out.pump, write)
+        await out.send(SessionMessage(message))  # waits for the pump, then adds its line
+        out.close()
+    assert b"".join(written).count(b"\n") == 4 and out.queued == 0
+
+
+@pytest.mark.parametrize(("backend", "bound"), [("asyncio", None), ("trio", None), ("asyncio", 64 * 1024),
+                                               ("trio", 64 * 1024)])
 @pytest.mark.parametrize("tool", ["bulk", "abulk"])
-def test_a_client_that_stops_reading_holds_the_server_to_bounded_memory_and_loses_no_answer(tool: str) -> None:
+def test_a_client_that_stops_reading_holds_the_server_to_bounded_memory_and_loses_no_answer(
+        tool: str, backend: str, bound: int | None) -> None:
     """1000 calls with 100 KB answers (100 MB in all, under the concurrency cap) from a client that
-    reads none of them: once the queued output is over its bound, the server's writers wait and it
-    stops reading, so its memory stays far below the answers' total; once the client reads, every
-    call is answered, in full. (Plain sync tools answer from worker threads, async ones from the
-    loop: both wait.)"""
+    reads none of them: once the queued output is over its bound (the default, or one set with
+    `run_stdio_async(max_queued_output=)`), the server's writers wait and it starts no new request,
+    so its memory stays far below the answers' total; once the client reads, every call is
+    answered, in full. (Plain sync tools answer from worker threads, async ones from the loop:
+    both wait; on trio, through the task-based writer, which was bounded only in messages.)"""
     count, size = 1000, 100_000
-    target = StdioTarget()
+    target = StdioTarget("--backend", backend, *(["--max-queued-output", str(bound)] if bound else []))
     try:
         target.initialize()
         before = rss_mib(target.proc.pid)

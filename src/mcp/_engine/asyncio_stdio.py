@@ -3,7 +3,8 @@ connection's inbox, and outgoing messages are written straight to the pipe trans
 
 Compared with reader/writer tasks around memory streams this saves several event-loop passes per
 message. Backpressure holds both ways: reading pauses while the inbox is over its high-water mark,
-and while output the peer has not read yet is over `MAX_QUEUED_OUTPUT`. Then every writer waits
+and while output the peer has not read yet is over its bound (`max_queued_output`, by default
+`MAX_QUEUED_OUTPUT`). Then every writer waits
 (loop tasks and worker threads alike) before adding more, so a client that stops reading stdout
 holds the server at about that much queued output instead of growing it without bound. The writer
 may also be used from worker threads (see `DirectLineWriter`).
@@ -24,15 +25,15 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._engine.fdio import read_in_chunks
-from mcp._engine.stdio_pump import frame_to_item
+from mcp._engine.stdio_pump import DEFAULT_MAX_QUEUED_OUTPUT, frame_to_item
 from mcp._protocol.codec import encode_line
 from mcp._protocol.framing import LineFramer
 from mcp.shared.message import SessionMessage
 
 _INBOX_HIGH = 256
-MAX_QUEUED_OUTPUT = 1 << 20
+MAX_QUEUED_OUTPUT = DEFAULT_MAX_QUEUED_OUTPUT
 """Bytes written but not yet taken by the pipe (beyond the pipe's own buffer) past which writers
-wait and reading pauses: the per-connection output bound of the stdio server."""
+wait and reading pauses, unless the server says otherwise (`stdio_server(max_queued_output=)`)."""
 
 
 class _InboxProtocol(asyncio.Protocol):
@@ -106,8 +107,9 @@ class DirectLineWriter:
     A message that cannot be encoded raises `EncodeError` at the sender (responses never do: see
     `encode_line`)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int, max_queued: int = MAX_QUEUED_OUTPUT) -> None:
         os.set_blocking(fd, False)
+        self._max_queued = max_queued
         self._loop = loop
         self._loop_thread = threading.get_ident()
         self._fd = fd
@@ -158,10 +160,10 @@ class DirectLineWriter:
                     self._pending.clear()
                     written = 0
                 del self._pending[:written]
-            if len(self._pending) <= MAX_QUEUED_OUTPUT or self.lost:
+            if len(self._pending) <= self._max_queued or self.lost:
                 self._room.notify_all()
             if self._pending and not self.lost:
-                if len(self._pending) <= MAX_QUEUED_OUTPUT:
+                if len(self._pending) <= self._max_queued:
                     self._wake_drain_waiters()
                 return
             self._watching = False
@@ -176,24 +178,24 @@ class DirectLineWriter:
         self._drain_waiters.clear()
 
     def congested(self) -> bool:
-        """Is the output not yet taken by the pipe over `MAX_QUEUED_OUTPUT`?"""
-        return len(self._pending) > MAX_QUEUED_OUTPUT and not self.lost
+        """Is the output not yet taken by the pipe over its bound?"""
+        return len(self._pending) > self._max_queued and not self.lost
 
     async def wait_for_room(self) -> None:
         """Return once the queued output is back within its bound (or the pipe is gone)."""
-        while len(self._pending) > MAX_QUEUED_OUTPUT and not (self.lost or self._closed or self._fd < 0):
+        while len(self._pending) > self._max_queued and not (self.lost or self._closed or self._fd < 0):
             waiter = self._loop.create_future()
             self._drain_waiters.append(waiter)
             await waiter
 
     def send_nowait(self, item: SessionMessage) -> None:
-        if len(self._pending) > MAX_QUEUED_OUTPUT and not (self._closed or self.lost):
+        if len(self._pending) > self._max_queued and not (self._closed or self.lost):
             raise anyio.WouldBlock
         self.write_threadsafe(item.message)
 
     async def send(self, item: SessionMessage) -> None:
         # Wait for room first, then write: every waiting writer adds at most one message.
-        if len(self._pending) > MAX_QUEUED_OUTPUT:
+        if len(self._pending) > self._max_queued:
             await self.wait_for_room()
         self.write_threadsafe(item.message)
 
@@ -205,8 +207,8 @@ class DirectLineWriter:
             raise anyio.BrokenResourceError
         line = encode_line(message)
         with self._lock:
-            if len(self._pending) > MAX_QUEUED_OUTPUT and threading.get_ident() != self._loop_thread:
-                while len(self._pending) > MAX_QUEUED_OUTPUT and not (self.lost or self._fd < 0):
+            if len(self._pending) > self._max_queued and threading.get_ident() != self._loop_thread:
+                while len(self._pending) > self._max_queued and not (self.lost or self._fd < 0):
                     self._room.wait()
             self._write(line)
 
@@ -275,12 +277,13 @@ class Inbox:
         self._receive.close()
 
 
-async def open_stdio(in_fd: int, out_fd: int, max_line: int) -> tuple[Inbox, DirectLineWriter, Any]:
+async def open_stdio(in_fd: int, out_fd: int, max_line: int,
+                     max_queued_output: int = MAX_QUEUED_OUTPUT) -> tuple[Inbox, DirectLineWriter, Any]:
     """(read stream, direct writer, read transport) over two pipe fds, owned from here on."""
     loop = asyncio.get_running_loop()
     send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
     protocol = _InboxProtocol(send, max_line)
-    writer = DirectLineWriter(loop, out_fd)
+    writer = DirectLineWriter(loop, out_fd, max_queued_output)
     protocol.congested = writer.congested
     read_transport, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(in_fd, "rb", buffering=0))
     return Inbox(receive, protocol), writer, read_in_chunks(read_transport)

@@ -1,11 +1,14 @@
 """The two loops every stdio transport runs: bytes -> framed JSON messages, messages -> lines.
 
-Shared by the server (`mcp.server.stdio`) and the client (`mcp.client.stdio`) transports.
+Shared by the server (`mcp.server.stdio`) and the client (`mcp.client.stdio`) transports. The
+server's output on the task-based paths (trio, caller-supplied files, fds the loop cannot poll)
+goes through `BoundedOutput`, bounded in bytes as the asyncio fast path is.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -18,6 +21,10 @@ from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INVALID_REQUEST
 
 logger = logging.getLogger("mcp.stdio")
+
+DEFAULT_MAX_QUEUED_OUTPUT = 1 << 20
+"""Bytes of a stdio server's output the client has not read yet (beyond the pipe's own buffer)
+past which writers wait and the server starts no new request: the per-connection output bound."""
 
 
 class OversizedMessage(ValueError):
@@ -104,3 +111,96 @@ def _line(message: Any) -> bytes:
     except EncodeError:
         logger.exception("dropping a message that cannot be encoded: %s", message.get("method"))
         return b""
+
+
+class BoundedOutput:
+    """The stdio server's write stream on the task-based paths, bounded in bytes: each message is
+    encoded as it is sent and counted until the writer task (`pump`) has written it. While more
+    than `limit` bytes wait, `send_nowait` refuses, `send` waits, and the connection's `Peer`
+    starts no new request (it asks `congested` / `wait_for_room`), so a client that stops reading
+    stdout holds the server at about `limit` queued bytes. Quacks like a memory stream's send half."""
+
+    def __init__(self, limit: int = DEFAULT_MAX_QUEUED_OUTPUT) -> None:
+        if limit <= 0:
+            raise ValueError("max_queued_output must be positive")
+        self.limit = limit
+        self.queued = 0
+        """Bytes sent but not written yet."""
+        self._send, self._recv = anyio.create_memory_object_stream[bytes](math.inf)
+        self._room: anyio.Event | None = None
+        self._broken = False
+
+    def congested(self) -> bool:
+        return self.queued > self.limit and not self._broken
+
+    async def wait_for_room(self) -> None:
+        while self.queued > self.limit and not self._broken:
+            if self._room is None:
+                self._room = anyio.Event()
+            await self._room.wait()
+
+    def send_nowait(self, item: SessionMessage) -> None:
+        if self.queued > self.limit and not self._broken:
+            raise anyio.WouldBlock
+        self._put(item)
+
+    async def send(self, item: SessionMessage) -> None:
+        if self.queued > self.limit:  # wait first, then add: every waiting writer adds one message
+            await self.wait_for_room()
+        self._put(item)
+
+    def _put(self, item: SessionMessage) -> None:
+        if self._broken:
+            raise anyio.BrokenResourceError
+        line = _line(item.message)
+        if line:
+            self._send.send_nowait(line)
+            self.queued += len(line)
+
+    def close(self) -> None:
+        self._send.close()
+
+    async def aclose(self) -> None:
+        self._send.close()
+
+    async def __aenter__(self) -> BoundedOutput:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._send.close()
+
+    def _taken(self, size: int, *, broken: bool = False) -> None:
+        self.queued -= size
+        self._broken = self._broken or broken
+        if self._room is not None and (self.queued <= self.limit or self._broken):
+            self._room.set()
+            self._room = None
+
+    async def pump(self, write: Callable[[bytes], Awaitable[None]]) -> None:
+        """Write what is sent, batching what is already queued into one write, until closed."""
+        source = self._recv
+        async with source:
+            while True:
+                try:
+                    data = source.receive_nowait()
+                except anyio.WouldBlock:
+                    try:
+                        data = await source.receive()
+                    except anyio.EndOfStream:
+                        return
+                except anyio.EndOfStream:
+                    return
+                lines = [data]
+                while True:
+                    try:
+                        lines.append(source.receive_nowait())
+                    except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                        break
+                size = sum(map(len, lines))
+                try:
+                    await write(b"".join(lines) if len(lines) > 1 else data)
+                except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    logger.debug("stdio peer went away; dropping output")
+                    self._taken(size, broken=True)
+                    return
+                self._taken(size)

@@ -181,6 +181,9 @@ class StreamableHTTPTransport:
         self._in_flight: dict[Any, anyio.CancelScope] = {}
         self._get_scope: anyio.CancelScope | None = None
         self._reinit_lock = anyio.Lock()
+        self._reinitializing: anyio.Event | None = None
+        """Set while an expired session is being replaced: requests wait for the new session id
+        instead of going out with none (the server answers those 400 "Missing session ID")."""
         self._reinit_ids = itertools.count(1)
         self._tool_headers: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         """tool name -> (argument path, `Mcp-Param-*` suffix), learnt from `tools/list` results."""
@@ -324,6 +327,7 @@ class StreamableHTTPTransport:
 
     async def _send_one_way(self, message: dict[str, Any]) -> None:
         """POST a notification or a response (202 expected); never fails the connection."""
+        await self._session_settled()
         method = message.get("method")
         if method == "notifications/cancelled":
             params = _obj(message.get("params"))
@@ -372,6 +376,7 @@ class StreamableHTTPTransport:
     async def _request(self, message: dict[str, Any]) -> None:
         reinitialized = refreshed = False
         while True:
+            await self._session_settled()
             excluded = self._excluded(message)
             if excluded is not None:
                 await self._fail(message["id"], INVALID_PARAMS, excluded)
@@ -607,6 +612,12 @@ class StreamableHTTPTransport:
 
     # -- sessions -----------------------------------------------------------------------------
 
+    async def _session_settled(self) -> None:
+        """Wait for a re-initialization in progress, if any (a clock-free attribute test otherwise)."""
+        reinitializing = self._reinitializing
+        if reinitializing is not None:
+            await reinitializing.wait()
+
     async def _reinitialize(self, stale_session: str | None) -> bool:
         """The session `stale_session` has expired: start a new one with the stored `initialize`
         params (once for all concurrent requests that noticed). True when a session exists."""
@@ -615,23 +626,33 @@ class StreamableHTTPTransport:
                 return self.session_id is not None  # another request already re-initialized
             if self.initialize_params is None:
                 return False
+            self._reinitializing = anyio.Event()
+            try:
+                return await self._start_new_session()
+            finally:
+                self._reinitializing.set()
+                self._reinitializing = None
+
+    async def _start_new_session(self) -> bool:
+        """`initialize` + `notifications/initialized` again; True when the server gave a session."""
+        assert self.initialize_params is not None
+        self.session_id = None
+        if self._get_scope is not None:
+            self._get_scope.cancel()
+        request_id = f"mcpkit-reinitialize-{next(self._reinit_ids)}"
+        message = {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": self.initialize_params}
+        result = await self._internal_request(message)
+        if result is None or self.session_id is None:
+            logger.warning("re-initializing the expired session failed")
             self.session_id = None
-            if self._get_scope is not None:
-                self._get_scope.cancel()
-            request_id = f"mcpkit-reinitialize-{next(self._reinit_ids)}"
-            message = {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": self.initialize_params}
-            result = await self._internal_request(message)
-            if result is None or self.session_id is None:
-                logger.warning("re-initializing the expired session failed")
-                self.session_id = None
-                return False
-            version = result.get("protocolVersion")
-            if isinstance(version, str):
-                self.protocol_version = version
-            if await self._post_one_way({"jsonrpc": "2.0", "method": "notifications/initialized"}):
-                self._open_get_stream()
-            logger.info("the session expired; re-initialized as a new session")
-            return True
+            return False
+        version = result.get("protocolVersion")
+        if isinstance(version, str):
+            self.protocol_version = version
+        if await self._post_one_way({"jsonrpc": "2.0", "method": "notifications/initialized"}):
+            self._open_get_stream()
+        logger.info("the session expired; re-initialized as a new session")
+        return True
 
     async def _internal_request(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """POST a request the transport makes itself; other messages on its stream are delivered."""

@@ -12,17 +12,28 @@ descriptors. `HttpLimits` closes those gaps per connection:
 - a request body must arrive within `body_timeout` seconds of its head (a slow-body client is
   disconnected; the handler sees the disconnect).
 
-Between requests uvicorn's own keep-alive timeout (5 s) closes idle connections. Responses, SSE
-streams included, are never cut short: the timers stop once a request has been read.
+Between requests uvicorn's keep-alive timeout closes idle connections (`keep_alive_timeout`, 5 s
+by default, as uvicorn's own). Responses, SSE streams included, are never cut short: the timers
+stop once a request has been read.
+
+Hosts that run uvicorn themselves get the same guard with `uvicorn.run(app, http=guarded_httptools())`
+(or `--http mcp.server.http_limits:GuardedHttpToolsProtocol` on the command line, default limits).
+
+`SessionsPerClient` bounds the handshake-era sessions one client may hold open at once (consulted
+by the Streamable HTTP session manager when it is asked to `initialize`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
-__all__ = ["DEFAULT_HTTP_LIMITS", "HttpLimits", "guarded_protocol"]
+from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT
+
+__all__ = ["DEFAULT_HTTP_LIMITS", "DEFAULT_SESSIONS_PER_CLIENT", "HttpLimits", "SessionsPerClient",
+           "guarded_httptools", "guarded_protocol"]
 
 _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
                    b"content-length: 32\r\nconnection: close\r\n\r\nRequest header fields too large\n")
@@ -35,6 +46,8 @@ class HttpLimits:
     max_header_size: int | None = 128 * 1024
     header_timeout: float | None = 30.0
     body_timeout: float | None = 60.0
+    keep_alive_timeout: float = 5.0
+    """Seconds an idle kept-alive connection is held between requests (uvicorn's `timeout_keep_alive`)."""
 
 
 DEFAULT_HTTP_LIMITS = HttpLimits()
@@ -52,6 +65,8 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
 
     class Guarded(base):
         _mcp_in_head = True
+        _mcp_between = False
+        """A request has ended: the next read starts the next request's head."""
         _mcp_head_bytes = 0
         _mcp_deadline: float | None = None
         """When the current phase (head or body) must be done; None between requests."""
@@ -67,6 +82,15 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
             self._mcp_arm(head_timeout)
 
         def data_received(self, data: bytes) -> None:
+            used = 0 if self._mcp_between else self._mcp_head_bytes
+            if (self._mcp_in_head or self._mcp_between) and max_head is not None and used + len(data) > max_head:
+                # Judged before parsing: a whole oversized head may come in one read, and once
+                # parsed it would already be on its way to the app. Only reads crossing the limit
+                # pay for the search (a head split just at its blank line counts as not ended).
+                end = data.find(b"\r\n\r\n")
+                if end < 0 or used + end + 4 > max_head:
+                    self._mcp_refuse_head()
+                    return
             self._mcp_super().data_received(data)
             if self._mcp_in_head and max_head is not None:
                 self._mcp_head_bytes += len(data)
@@ -76,6 +100,7 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
         def on_message_begin(self) -> None:
             self._mcp_super().on_message_begin()
             self._mcp_in_head = True
+            self._mcp_between = False
             self._mcp_head_bytes = 0
             self._mcp_arm(head_timeout)
 
@@ -86,6 +111,7 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
 
         def on_message_complete(self) -> None:
             self._mcp_deadline = None
+            self._mcp_between = True  # what comes next on the connection is the next request's head
             self._mcp_super().on_message_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -131,3 +157,72 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
 
     Guarded.__name__ = Guarded.__qualname__ = f"Guarded{protocol_class.__name__}"
     return Guarded
+
+
+def guarded_httptools(limits: HttpLimits = DEFAULT_HTTP_LIMITS) -> type[asyncio.BaseProtocol]:
+    """uvicorn's httptools protocol with `limits`, for hosts that run uvicorn themselves:
+    `uvicorn.run(app, http=guarded_httptools(HttpLimits(max_header_size=...)))`. The keep-alive
+    timeout stays uvicorn's own setting there (`timeout_keep_alive=`)."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    return guarded_protocol(HttpToolsProtocol, limits)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GuardedHttpToolsProtocol":  # `--http mcp.server.http_limits:GuardedHttpToolsProtocol`
+        return guarded_httptools()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+DEFAULT_SESSIONS_PER_CLIENT: Final = DEFAULT_MAX_SESSIONS_PER_CLIENT
+"""Open handshake-era sessions one client may hold (`mcp._protocol.http` is the number's home)."""
+
+_ACCESS_TOKEN_KEY = "mcp.access_token"
+
+
+class SessionsPerClient:
+    """How many handshake-era sessions each client holds, and whether it may open another.
+
+    A client is the authenticated principal when the request carries a verified token (client id,
+    issuer and subject: users behind one proxy are told apart, and one user is one client from
+    every address), else the peer's IP address (a client without credentials has nothing better to
+    go by). `limit=None` counts nothing."""
+
+    __slots__ = ("_open", "limit")
+
+    def __init__(self, limit: int | None = DEFAULT_SESSIONS_PER_CLIENT) -> None:
+        if limit is not None and limit <= 0:
+            raise ValueError("max_sessions_per_client must be positive or None")
+        self.limit = limit
+        self._open: dict[Hashable, int] = {}
+
+    @staticmethod
+    def client_of(scope: Any) -> Hashable:
+        """The key the limit counts `scope`'s request under (see the class docstring)."""
+        token = scope.get(_ACCESS_TOKEN_KEY)
+        if token is not None:
+            claims: Any = getattr(token, "claims", None) or {}
+            issuer: Any = claims.get("iss")
+            return ("principal", getattr(token, "client_id", None), issuer, getattr(token, "subject", None))
+        client = scope.get("client")
+        return ("address", client[0] if client else None)
+
+    def admit(self, client: Hashable) -> bool:
+        """Whether `client` may open one more session (it is counted once `opened` is called)."""
+        return self.limit is None or self._open.get(client, 0) < self.limit
+
+    def opened(self, client: Hashable) -> None:
+        if self.limit is not None:
+            self._open[client] = self._open.get(client, 0) + 1
+
+    def closed(self, client: Hashable) -> None:
+        if self.limit is None:
+            return
+        left = self._open.get(client, 0) - 1
+        if left > 0:
+            self._open[client] = left
+        else:
+            self._open.pop(client, None)
+
+    def open_sessions(self, client: Hashable) -> int:
+        return self._open.get(client, 0)

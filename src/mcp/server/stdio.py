@@ -17,27 +17,31 @@ import anyio
 import sniffio
 
 from mcp._engine.fdio import open_reader, open_writer, pollable
-from mcp._engine.stdio_pump import pump_in, pump_out
+from mcp._engine.stdio_pump import DEFAULT_MAX_QUEUED_OUTPUT, BoundedOutput, pump_in
 from mcp._protocol.framing import DEFAULT_MAX_LINE
 from mcp.shared.message import SessionMessage
 
 
 @asynccontextmanager
 async def stdio_server(stdin: anyio.AsyncFile[str] | None = None, stdout: anyio.AsyncFile[str] | None = None, *,
-                       max_message_size: int = DEFAULT_MAX_LINE) -> AsyncIterator[tuple[Any, Any]]:
+                       max_message_size: int = DEFAULT_MAX_LINE,
+                       max_queued_output: int = DEFAULT_MAX_QUEUED_OUTPUT) -> AsyncIterator[tuple[Any, Any]]:
     """Yield `(read_stream, write_stream)` connected to this process's stdin/stdout, or to the
     given text files (`anyio.wrap_file(...)`: lines in, lines out; their descriptors are left
-    alone)."""
+    alone). Lines over `max_message_size` bytes are refused; while more than `max_queued_output`
+    bytes of output wait for the client to read them, writers wait and no new request starts."""
+    if max_queued_output <= 0:
+        raise ValueError("max_queued_output must be positive")
     if stdin is not None or stdout is not None:
         async with _over_files(stdin or anyio.wrap_file(sys.stdin), stdout or anyio.wrap_file(sys.stdout),
-                               max_message_size) as streams:
+                               max_message_size, max_queued_output) as streams:
             yield streams
         return
     if _claimed:
         raise RuntimeError("another stdio_server() in this process has already claimed fd 0")
     _claimed.add(0)
     try:
-        async with _over_process_streams(max_message_size) as streams:
+        async with _over_process_streams(max_message_size, max_queued_output) as streams:
             yield streams
     finally:
         _claimed.discard(0)
@@ -48,7 +52,7 @@ _claimed: set[int] = set()
 
 
 @asynccontextmanager
-async def _over_process_streams(max_message_size: int) -> AsyncIterator[tuple[Any, Any]]:
+async def _over_process_streams(max_message_size: int, max_queued_output: int) -> AsyncIterator[tuple[Any, Any]]:
     """The transport over fds 0 and 1 (see the module docstring)."""
     sys.stdout.flush()
     in_fd, out_fd = os.dup(0), os.dup(1)
@@ -62,7 +66,7 @@ async def _over_process_streams(max_message_size: int) -> AsyncIterator[tuple[An
     if sniffio.current_async_library() == "asyncio" and pollable(in_fd) and pollable(out_fd):
         from mcp._engine.asyncio_stdio import open_stdio
 
-        fast_read, fast_write, read_transport = await open_stdio(in_fd, out_fd, max_message_size)
+        fast_read, fast_write, read_transport = await open_stdio(in_fd, out_fd, max_message_size, max_queued_output)
         try:
             yield fast_read, fast_write
         finally:
@@ -79,12 +83,12 @@ async def _over_process_streams(max_message_size: int) -> AsyncIterator[tuple[An
     reader = await open_reader(in_fd)
     writer = await open_writer(out_fd)
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
-    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
+    write_send = BoundedOutput(max_queued_output)
     flushed = anyio.Event()
 
     async def write_all() -> None:
         try:
-            await pump_out(write_recv, writer.write)
+            await write_send.pump(writer.write)
         finally:
             flushed.set()
 
@@ -112,10 +116,10 @@ async def _over_process_streams(max_message_size: int) -> AsyncIterator[tuple[An
 
 @asynccontextmanager
 async def _over_files(stdin: anyio.AsyncFile[str], stdout: anyio.AsyncFile[str],
-                      max_message_size: int) -> AsyncIterator[tuple[Any, Any]]:
+                      max_message_size: int, max_queued_output: int) -> AsyncIterator[tuple[Any, Any]]:
     """The transport over caller-supplied text files: the same framing and limits, no fd moves."""
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
-    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
+    write_send = BoundedOutput(max_queued_output)
     flushed = anyio.Event()
 
     async def read() -> bytes:
@@ -127,7 +131,7 @@ async def _over_files(stdin: anyio.AsyncFile[str], stdout: anyio.AsyncFile[str],
 
     async def write_all() -> None:
         try:
-            await pump_out(write_recv, write)
+            await write_send.pump(write)
         finally:
             flushed.set()
 

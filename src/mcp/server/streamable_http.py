@@ -53,6 +53,7 @@ from mcp.server.event_store import (
     InMemoryEventStore,
     StreamId,
 )
+from mcp.server.http_limits import SessionsPerClient
 from mcp.server.session import ServerSession
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
@@ -281,10 +282,13 @@ class ResponseChannel:
 class _HttpSession:
     """A handshake-era session: its ServerSession and the queue feeding its GET stream."""
 
-    __slots__ = ("connections", "get_scope", "get_stream_open", "id", "last_active", "outbox", "server_session")
+    __slots__ = ("client", "connections", "get_scope", "get_stream_open", "id", "last_active", "outbox",
+                 "server_session")
 
-    def __init__(self, session_id: str, server_session: ServerSession, outbox: Any) -> None:
+    def __init__(self, session_id: str, server_session: ServerSession, outbox: Any, client: Any = None) -> None:
         self.id = session_id
+        self.client = client
+        """Who opened it, as `SessionsPerClient` counts clients."""
         self.server_session = server_session
         self.outbox = outbox
         self.last_active = time.monotonic()
@@ -318,6 +322,7 @@ class StreamableHTTPSessionManager:
         session_idle_timeout: float | None = h.DEFAULT_SESSION_IDLE_TIMEOUT,
         max_request_body_size: int = DEFAULT_MAX_BODY,
         max_sessions: int | None = h.DEFAULT_MAX_SESSIONS,
+        max_sessions_per_client: int | None = h.DEFAULT_MAX_SESSIONS_PER_CLIENT,
     ) -> None:
         self.app = self.server = app
         """The low-level `Server` whose connections this manager serves."""
@@ -331,6 +336,7 @@ class StreamableHTTPSessionManager:
         self.max_sessions = sys.maxsize if max_sessions is None else max_sessions
         self._sessions: OrderedDict[str, _HttpSession] = OrderedDict()
         """Handshake-era sessions, least recently used first."""
+        self.sessions_per_client = SessionsPerClient(max_sessions_per_client)
         self._sweep_interval = min(60.0, self.session_idle_timeout / 4)
         self._last_sweep = time.monotonic()
         self._lifespan_stack: AsyncExitStack | None = None
@@ -468,7 +474,14 @@ class StreamableHTTPSessionManager:
                 if session_id is not None and session_id in self._sessions:
                     await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: session already initialized")
                     return
-                owner = new_session = await self._new_session()
+                client = self.sessions_per_client.client_of(scope)
+                if not self.sessions_per_client.admit(client):
+                    limit = self.sessions_per_client.limit
+                    await _send_error(send, 429, request_id, INVALID_REQUEST,
+                                      f"Too Many Requests: this client already has {limit} open sessions "
+                                      "(end one with DELETE, or wait until an idle one expires)", {"limit": limit})
+                    return
+                owner = new_session = await self._new_session(client)
                 if new_session is None:
                     await _send_error(send, 503, request_id, INVALID_REQUEST, "Service Unavailable: too many sessions")
                     return
@@ -693,7 +706,7 @@ class StreamableHTTPSessionManager:
         return ServerSession(server=self.server, read_stream=self._closed_read, write_stream=self._closed_write, lifespan_context=lifespan_context,
                              stateless=True, drop_when_full=True)
 
-    async def _new_session(self) -> _HttpSession | None:
+    async def _new_session(self, client: Any = None) -> _HttpSession | None:
         context = await self._ensure_lifespan()
         if len(self._sessions) >= self.max_sessions and not self._evict_one():
             return None
@@ -701,8 +714,9 @@ class StreamableHTTPSessionManager:
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
         server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=outbox_send, lifespan_context=context,
                                        drop_when_full=True)
-        session = _HttpSession(session_id, server_session, outbox_recv)
+        session = _HttpSession(session_id, server_session, outbox_recv, client)
         self._sessions[session_id] = session
+        self.sessions_per_client.opened(client)
         return session
 
     def _touch(self, session: _HttpSession) -> None:
@@ -728,7 +742,8 @@ class StreamableHTTPSessionManager:
         return False
 
     def _terminate(self, session: _HttpSession) -> None:
-        self._sessions.pop(session.id, None)
+        if self._sessions.pop(session.id, None) is not None:
+            self.sessions_per_client.closed(session.client)
         peer = session.server_session.peer
         for scope in list(peer._in_flight.values()):
             scope.cancel()
@@ -751,8 +766,8 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> A
     """The request body; None as soon as it is known to exceed `limit` (nothing more is read);
     `_DISCONNECTED` when the client went away first."""
     declared = headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        return None
+    if declared is not None and declared.isdigit() and (len(declared) > 18 or int(declared) > limit):
+        return None  # (a length past int's 4300-digit parsing limit is no ValueError here)
     chunks: list[bytes] = []
     size = 0
     while True:

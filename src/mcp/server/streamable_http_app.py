@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from mcp._protocol.http import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
+from mcp._protocol.http import (
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
+)
 from mcp.server.streamable_http import DEFAULT_MAX_BODY, StreamableHTTPSessionManager
 
 if TYPE_CHECKING:
@@ -17,7 +21,8 @@ if TYPE_CHECKING:
 
 _HTTP_OPTIONS = frozenset({"streamable_http_path", "json_response", "stateless_http", "event_store", "retry_interval",
                            "max_request_body_size", "transport_security", "host", "custom_starlette_routes", "debug",
-                           "session_idle_timeout", "max_sessions", "auth", "token_verifier", "auth_server_provider"})
+                           "session_idle_timeout", "max_sessions", "max_sessions_per_client", "auth", "token_verifier",
+                           "auth_server_provider"})
 
 
 def build_app(
@@ -35,6 +40,7 @@ def build_app(
     debug: bool = False,
     session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
     max_sessions: int | None = DEFAULT_MAX_SESSIONS,
+    max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
     auth: Any = None,
     token_verifier: Any = None,
     auth_server_provider: Any = None,
@@ -48,6 +54,7 @@ def build_app(
         retry_interval=retry_interval, max_request_body_size=max_request_body_size,
         security_settings=transport_security if transport_security is not None else _default_security(host),
         session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
+        max_sessions_per_client=max_sessions_per_client,
     )
     server.session_manager = manager
 
@@ -120,7 +127,7 @@ def _app_class() -> Any:
     return _app_class_cache
 
 
-_LIMIT_OPTIONS = frozenset({"max_header_size", "header_timeout", "body_timeout"})
+_LIMIT_OPTIONS = frozenset({"max_header_size", "header_timeout", "body_timeout", "keep_alive_timeout"})
 """`run()` options for the connection limits (`mcp.server.http_limits.HttpLimits`)."""
 
 
@@ -140,7 +147,8 @@ async def serve(server: Any, *, host: str = "127.0.0.1", port: int = 8000, log_l
         raise TypeError(f"run(transport='streamable-http') got unexpected option(s) {sorted(unknown)}")
     limits = _limits(options)
     app = build_app(server, host=host, **options)
-    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log), limits)
+    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log,
+                                  keep_alive_timeout=limits.keep_alive_timeout), limits)
 
 
 async def serve_sse(server: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
@@ -149,10 +157,12 @@ async def serve_sse(server: Any, *, host: str = "127.0.0.1", port: int = 8000, l
 
     limits = _limits(options)
     app = build_sse_app(server, host=host, **options)
-    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log), limits)
+    await _uvicorn(uvicorn_config(app, host=host, port=port, log_level=log_level, access_log=access_log,
+                                  keep_alive_timeout=limits.keep_alive_timeout), limits)
 
 
-def uvicorn_config(app: Any, *, host: str, port: int, log_level: str, access_log: bool | None = None) -> Any:
+def uvicorn_config(app: Any, *, host: str, port: int, log_level: str, access_log: bool | None = None,
+                   keep_alive_timeout: float = 5.0) -> Any:
     """How `run()` configures uvicorn. Its access log (a line per HTTP request, which for MCP is
     one per message, all `POST /mcp`) is on only at log level DEBUG unless `access_log` says
     otherwise: writing it costs about a fifth of the server's CPU time per small tool call."""
@@ -161,7 +171,8 @@ def uvicorn_config(app: Any, *, host: str, port: int, log_level: str, access_log
     level = log_level.lower()
     if access_log is None:
         access_log = level in ("debug", "trace")
-    return uvicorn.Config(app, host=host, port=port, log_level=level, lifespan="on", access_log=access_log)
+    return uvicorn.Config(app, host=host, port=port, log_level=level, lifespan="on", access_log=access_log,
+                          timeout_keep_alive=cast("int", keep_alive_timeout))  # a float works: call_later
 
 
 async def _uvicorn(config: Any, limits: Any = None) -> None:

@@ -135,7 +135,7 @@ class _SessionOfOne(StreamableHTTPSessionManager):
     def _stateless_session(self, lifespan_context: Any) -> ServerSession:
         return cast("ServerSession", self.bridge)
 
-    async def _new_session(self) -> _HttpSession | None:
+    async def _new_session(self, client: Any = None) -> _HttpSession | None:
         return self.session
 
     def _sweep(self) -> None:

@@ -3,7 +3,7 @@
 Tools of every flavour (sync on a worker thread, async, slow, never-ending, failing), a prompt,
 a static resource and two templates, a completion handler, and a `stats` tool that reports the
 server's own bookkeeping (tasks, the peer's tables, live objects by type) so a test can assert
-that nothing was left behind. Options: `--backend trio`, `--max-message-size N`.
+that nothing was left behind. Options: `--backend trio`, `--max-message-size N`, `--max-queued-output N`.
 """
 
 from __future__ import annotations
@@ -57,6 +57,12 @@ def build() -> MCPServer:
     async def abulk(size: int) -> str:
         """Like `bulk`, from an async tool on the loop."""
         return "x" * min(max(size, 0), 1 << 20)
+
+    @mcp.tool(input_schema={"type": "object", "properties": {"word": {"type": "string", "pattern": "^(a+)+$"}},
+                            "required": ["word"]})
+    def patterned(word: str) -> str:
+        """A verbatim input schema whose `pattern` backtracks catastrophically under Python's `re`."""
+        return word
 
     @mcp.tool()
     def fail(message: str) -> str:
@@ -114,8 +120,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--backend", default="asyncio", choices=["asyncio", "trio"])
     parser.add_argument("--max-message-size", type=int, default=None)
+    parser.add_argument("--max-queued-output", type=int, default=None)
     args = parser.parse_args()
-    anyio.run(lambda: mcp.run_stdio_async(max_message_size=args.max_message_size), backend=args.backend)
+    anyio.run(lambda: mcp.run_stdio_async(max_message_size=args.max_message_size,
+                                          max_queued_output=args.max_queued_output), backend=args.backend)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,8 @@ def studio(tasks: Tasks | None = None) -> tuple[MCPServer, Tasks, dict[str, Any]
         seen["is_task"], seen["task_id"] = ctx.is_task, ctx.task_id
         try:
             await anyio.sleep(seconds)
+            if "gate" in seen:  # a test holding the task in "working" until it has looked
+                await seen["gate"].wait()
         except BaseException:
             seen["interrupted"] = True
             raise
@@ -147,6 +149,7 @@ def task_fields(result: dict[str, Any]) -> dict[str, Any]:
 @task_results
 async def test_a_declaring_client_gets_a_flat_task_handle_then_polls_the_inlined_result() -> None:
     mcp, tasks, seen = studio()
+    seen["gate"] = gate = anyio.Event()  # a busy machine could finish 0.05 s before the first look
     async with connected(mcp, tasks, extensions=DECLARES) as client:
         assert client.server_capabilities.extensions == {EXTENSION_ID: {}}
         assert "tasks" not in client.server_capabilities.model_dump(exclude_none=True)
@@ -159,13 +162,14 @@ async def test_a_declaring_client_gets_a_flat_task_handle_then_polls_the_inlined
         working = await task_request(client, "tasks/get", task_id)  # resolves at once (durable create)
         assert working["taskId"] == task_id and working["resultType"] == "complete"
         assert working["status"] == "working" and "result" not in working
+        gate.set()
         done = await wait_for(client, task_id)
     assert done["status"] == "completed" and done["resultType"] == "complete"
     assert done["result"] == {"content": [{"type": "text", "text": "slept 0.05s"}],
                               "structuredContent": {"result": "slept 0.05s"}, "isError": False,
                               "resultType": "complete"}
     assert "requestState" not in done and "requestState" not in created
-    assert seen == {"is_task": True, "task_id": task_id}
+    assert seen == {"is_task": True, "task_id": task_id, "gate": gate}
 
 
 async def test_without_the_extension_a_task_tool_runs_synchronously_and_tasks_methods_are_gated() -> None:

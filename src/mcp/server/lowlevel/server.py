@@ -18,6 +18,7 @@ from typing_extensions import TypeVar
 from mcp._protocol.http import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
     DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
@@ -414,6 +415,7 @@ class Server(Generic[LifespanT]):
         auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
         custom_starlette_routes: list[Route] | None = None,
         debug: bool = False,
+        max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
     ) -> Starlette:
         """An ASGI (Starlette) app serving this server over Streamable HTTP at
         `streamable_http_path` (plus `custom_starlette_routes`); with `auth`, the endpoint requires
@@ -427,6 +429,7 @@ class Server(Generic[LifespanT]):
             max_sessions=max_sessions, transport_security=transport_security, host=host, auth=auth,
             token_verifier=token_verifier, auth_server_provider=auth_server_provider,
             custom_starlette_routes=custom_starlette_routes, debug=debug,
+            max_sessions_per_client=max_sessions_per_client,
         )
 
 

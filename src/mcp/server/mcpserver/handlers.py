@@ -33,10 +33,16 @@ logger = logging.getLogger("mcp.server")
 # -- paging ---------------------------------------------------------------------------------------
 
 
+_MAX_CURSOR = 64
+"""Longer than any cursor we mint (`o:<offset>` in base64): refused before it is decoded."""
+
+
 def page(items: Sequence[Any], cursor: str | None, size: int | None) -> tuple[Sequence[Any], str | None]:
     """One page of `items` after `cursor` (an opaque offset); -32602 for a cursor we did not mint."""
     start = 0
     if cursor is not None:
+        if len(cursor) > _MAX_CURSOR:
+            raise MCPError(INVALID_PARAMS, "Invalid params: invalid cursor")
         try:
             start = int(base64.urlsafe_b64decode(cursor.encode() + b"==").decode().removeprefix("o:"))
         except (ValueError, UnicodeDecodeError):

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 from mcp._protocol.http import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
     DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
 from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
@@ -467,7 +468,7 @@ class MCPServer(Generic[LifespanT]):
         """Serve until stopped: stdio by default, or over HTTP with uvicorn. Runs on uvloop when it
         is installed (it is a dependency on CPython outside Windows)."""
         if transport == "stdio":
-            unknown = set(options) - {"max_message_size"}
+            unknown = set(options) - {"max_message_size", "max_queued_output"}
             if unknown:
                 raise TypeError(f"run(transport='stdio') got unexpected option(s) {sorted(unknown)}")
             _run_loop(lambda: self.run_stdio_async(**options))
@@ -478,12 +479,16 @@ class MCPServer(Generic[LifespanT]):
         else:
             raise ValueError(f"Unknown transport: {transport!r}")
 
-    async def run_stdio_async(self, max_message_size: int | None = None) -> None:
-        """Serve over stdin/stdout; lines longer than `max_message_size` bytes are refused."""
+    async def run_stdio_async(self, max_message_size: int | None = None, max_queued_output: int | None = None) -> None:
+        """Serve over stdin/stdout; lines longer than `max_message_size` bytes are refused, and
+        while `max_queued_output` bytes of answers wait for the client to read them, no new
+        request starts (defaults: 16 MiB and 1 MiB)."""
+        from mcp._engine.stdio_pump import DEFAULT_MAX_QUEUED_OUTPUT
         from mcp._protocol.framing import DEFAULT_MAX_LINE
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server(max_message_size=max_message_size or DEFAULT_MAX_LINE) as (read_stream, write_stream):
+        async with stdio_server(max_message_size=max_message_size or DEFAULT_MAX_LINE,
+                                max_queued_output=max_queued_output or DEFAULT_MAX_QUEUED_OUTPUT) as (read_stream, write_stream):
             await self._lowlevel_server.run(read_stream, write_stream)
 
     async def run_streamable_http_async(self, **options: Any) -> None:
@@ -514,15 +519,18 @@ class MCPServer(Generic[LifespanT]):
         max_sessions: int | None = DEFAULT_MAX_SESSIONS,
         transport_security: TransportSecuritySettings | None = None,
         host: str = "127.0.0.1",
+        max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
     ) -> Starlette:
         """An ASGI (Starlette) app serving this server over Streamable HTTP at
         `streamable_http_path`, with the server's custom routes and auth; mountable as is.
-        `session_idle_timeout` / `max_sessions` of None mean no eviction / no bound."""
+        `session_idle_timeout` / `max_sessions` / `max_sessions_per_client` of None mean no
+        eviction / no bound."""
         options: dict[str, Any] = {
             "streamable_http_path": streamable_http_path, "json_response": json_response,
             "stateless_http": stateless_http, "event_store": event_store, "retry_interval": retry_interval,
             "max_request_body_size": max_request_body_size, "session_idle_timeout": session_idle_timeout,
             "max_sessions": max_sessions, "transport_security": transport_security, "host": host,
+            "max_sessions_per_client": max_sessions_per_client,
             "custom_starlette_routes": self._custom_routes, "debug": self._setting("debug"),
         }
         self._auth_options(options)
