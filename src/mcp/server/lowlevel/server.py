@@ -178,7 +178,7 @@ class Server(Generic[LifespanT]):
                     self._notification_handlers[method] = HandlerEntry(None, handler)
                 continue
             if keyword not in _ON_METHODS:
-                raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
+                raise TypeError(f"Server.__init__() got an unexpected keyword argument {keyword!r}")
             if keyword == "on_set_logging_level" and handler is not None:
                 from mcp.shared.exceptions import warn_deprecated
 

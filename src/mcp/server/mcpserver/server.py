@@ -110,9 +110,10 @@ class MCPServer(Generic[LifespanT]):
         **unexpected: Any,
     ) -> None:
         if unexpected:
+            # Python's own wording first (users match on it), then where such options belong.
             raise TypeError(
-                f"MCPServer() got unexpected keyword argument(s) {sorted(unexpected)}; transport options such as "
-                "host or port go to run() or streamable_http_app()"
+                f"MCPServer.__init__() got an unexpected keyword argument {next(iter(unexpected))!r}; transport "
+                "options such as host or port go to run() or streamable_http_app()"
             )
         if (token_verifier is not None or auth_server_provider is not None) and auth is None:
             raise ValueError("Cannot specify auth_server_provider or token_verifier without auth settings")
@@ -218,6 +219,12 @@ class MCPServer(Generic[LifespanT]):
             manager = self._prompt_manager = PromptManager(
                 warn_on_duplicate_prompts=self._setting("warn_on_duplicate_prompts"))
         return manager
+
+    @property
+    def _tool_manager(self) -> _ToolRegistryView:
+        """The official SDK's private `_tool_manager` name, as a view of our tool registry (test fixtures
+        that snapshot and restore `_tool_manager._tools` keep working)."""
+        return _ToolRegistryView(self)
 
     # -- identity -----------------------------------------------------------------------------
 
@@ -558,3 +565,18 @@ def _run_loop(main: Callable[[], Any]) -> None:
         except ImportError:
             pass
     anyio.run(main, backend="asyncio", backend_options=options)
+
+
+class _ToolRegistryView:
+    """`MCPServer._tool_manager`: `_tools` is the server's own registry. Handing it out drops the cached
+    `tools/list` result, since whoever asked for the dict may change it."""
+
+    __slots__ = ("_server",)
+
+    def __init__(self, server: MCPServer[Any]) -> None:
+        self._server = server
+
+    @property
+    def _tools(self) -> dict[str, RegisteredTool]:
+        self._server._tools_result = None
+        return self._server._tools
