@@ -382,9 +382,10 @@ class ClientSession:
         to the transport (e.g. HTTP resumption hints)."""
         params = request.params
         wire = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params is not None else None
-        key = getattr(type(request), "name_param", None)
+        request_class: Any = request.__class__
+        key: str | None = getattr(request_class, "name_param", None)
         if key is not None:  # a vendor verb naming its subject: mirrored into `Mcp-Name`, never left out
-            name = (wire or {}).get(key)
+            name: Any = cast("dict[str, Any]", wire or {}).get(key)
             if not isinstance(name, str):
                 raise ValueError(f"{request.method} requires params[{key!r}] for Mcp-Name")
             metadata = _with_name_header(metadata, name)

@@ -141,10 +141,25 @@ def _tool_call_interceptor(extensions: list[Extension]) -> Callable[..., Awaitab
             params = CallToolRequestParams.model_validate(ctx.params or {})
         except ValueError as exc:  # pydantic's ValidationError: the same answer as without extensions
             raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-        chain = call_next
+        produced: list[Any] = []
+
+        async def innermost(inner_ctx: Any) -> Any:
+            result = await call_next(inner_ctx)
+            produced.append(result)
+            return result
+
+        chain: Callable[[Any], Awaitable[Any]] = innermost
         for extension in reversed(extensions):
             chain = _bind(extension, params, chain)
-        return await chain(ctx)
+        result = await chain(ctx)
+        if any(result is seen for seen in produced):
+            return result
+        # An interceptor's own answer is serialized like a handler's (identity stamp included).
+        session: Any = ctx.session
+        to_wire = getattr(session, "_result_to_wire", None)
+        if to_wire is None:
+            return result
+        return to_wire("tools/call", result, ctx.protocol_version or getattr(session, "_protocol_version", None) or "")
 
     return middleware
 
