@@ -10,7 +10,14 @@ import pytest
 
 from mcp import Client
 from mcp.client import advertise
-from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID, Apps, ResourceCsp, ResourcePermissions, client_supports_apps
+from mcp.server.apps import (
+    APP_MIME_TYPE,
+    EXTENSION_ID,
+    Apps,
+    ResourceCsp,
+    ResourcePermissions,
+    client_supports_apps,
+)
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resources import TextResource
 from mcp.types import TextContent, TextResourceContents

@@ -11,6 +11,7 @@ from typing import Any, Literal
 import httpx
 import pytest
 from pydantic import Field
+from tests.server.http.httpkit import uvicorn_server
 
 import mcp.types as types
 from mcp import Client, MCPError
@@ -20,7 +21,6 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding, ToolBinding
 from mcp.server.mcpserver import MCPServer, require_client_extension
-from tests.server.http.httpkit import uvicorn_server
 
 pytestmark = pytest.mark.anyio
 

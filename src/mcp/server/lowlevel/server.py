@@ -262,7 +262,7 @@ class Server(Generic[LifespanT]):
     def server_info_wire(self) -> dict[str, Any]:
         cached = self._server_info_wire
         if cached is None:
-            info: dict[str, Any] = {"name": self.name, "version": self.version}
+            info: dict[str, Any] = {"name": self.name, "version": self.version or ""}  # None: unversioned
             for key, value in (("title", self.title), ("description", self.description),
                                ("websiteUrl", self.website_url)):
                 if value is not None:
