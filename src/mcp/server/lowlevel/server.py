@@ -121,6 +121,8 @@ _DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str]] = {
     "on_progress": ("notifications/progress", "progress"),
 }
 _OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
+"""List methods whose handler may take None for absent params: `MCPServer`'s own (no model built on
+the hot path); handlers given to `Server(...)` always get the params model."""
 
 
 class Server(Generic[LifespanT]):
@@ -186,7 +188,8 @@ class Server(Generic[LifespanT]):
                 warn_deprecated("logging")
             if handler is not None:
                 method, params_name = _ON_METHODS[keyword]
-                self._request_handlers[method] = HandlerEntry(_LazyParams(params_name, method in _OPTIONAL_PARAMS), handler)
+                # A request without params reaches the handler as the model with its defaults, never None.
+                self._request_handlers[method] = HandlerEntry(_LazyParams(params_name, False), handler)
 
     # -- registration -------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
+from mcp.server.lowlevel.server import _OPTIONAL_PARAMS, HandlerEntry, Server, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
@@ -178,6 +178,8 @@ class MCPServer(Generic[LifespanT]):
         self._lowlevel_server._request_handlers["logging/setLevel"] = HandlerEntry(
             _LazyParams("SetLevelRequestParams", False), bind(handlers.set_logging_level, self))
         table = self._lowlevel_server._request_handlers
+        for method in _OPTIONAL_PARAMS:  # our own list handlers read a missing params as None: no model built
+            table[method].params_type = _LazyParams(table[method].params_type.name, True)
         table["resources/read"].planner = bind(handlers.plan_read_resource, self)
         table["prompts/get"].planner = bind(handlers.plan_get_prompt, self)
         self._lowlevel_server._capability_hook = self._capabilities
