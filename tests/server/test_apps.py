@@ -50,5 +50,5 @@ def test_misconfigured_apps_fail_at_startup() -> None:
     def orphan() -> str:
         return "x"
 
-    with pytest.raises(ValueError, match="no resource with that URI"):
+    with pytest.raises(ValueError, match="no such resource is registered"):
         MCPServer("x", extensions=[apps])

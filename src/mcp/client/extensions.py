@@ -218,8 +218,20 @@ def fold_extensions(extensions: Any) -> list[ClientExtension]:
         for binding in extension.notifications():
             _claim_once(binding_owner, binding.method, identifier, "bind", "notification method",
                         "a method can have only one observer")
+            _warn_if_core(binding.method)
         folded.append(extension)
     return folded
+
+
+def _warn_if_core(method: str) -> None:
+    """A binding on a method the core protocol defines never fires (core dispatch wins): say so once, here."""
+    from mcp.types.methods import is_defined
+
+    if is_defined(method, "2026-07-28"):
+        import logging
+
+        logging.getLogger("mcp.client.extensions").warning(
+            "notification binding for %r will never fire at 2026-07-28: the core protocol defines this method", method)
 
 
 def _claim_once(owners: dict[str, str], key: str, identifier: str, verb: str, what: str, why: str) -> None:

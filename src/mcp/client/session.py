@@ -382,6 +382,13 @@ class ClientSession:
         to the transport (e.g. HTTP resumption hints)."""
         params = request.params
         wire = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params is not None else None
+        request_class: Any = request.__class__
+        key: str | None = getattr(request_class, "name_param", None)
+        if key is not None:  # a vendor verb naming its subject: mirrored into `Mcp-Name`, never left out
+            name: Any = cast("dict[str, Any]", wire or {}).get(key)
+            if not isinstance(name, str):
+                raise ValueError(f"{request.method} requires params[{key!r}] for Mcp-Name")
+            metadata = _with_name_header(metadata, name)
         raw = await self.send_request_raw(request.method, wire, timeout=request_read_timeout_seconds,
                                           progress_callback=progress_callback, metadata=metadata)
         validate = getattr(result_type, "validate_python", None)
@@ -792,3 +799,19 @@ def _with_meta(params: dict[str, Any], meta: dict[str, Any] | None) -> dict[str,
 def _wire(value: Any) -> Any:
     """A model's wire form (a dict passes through)."""
     return value.to_wire() if hasattr(value, "to_wire") else value
+
+
+def _with_name_header(metadata: Any, name: str) -> Any:
+    """`metadata` with the `Mcp-Name` header (encoded as the transport encodes it) added to its headers."""
+    from dataclasses import replace
+
+    from mcp._protocol.http import NAME_HEADER, encode_header_value
+    from mcp.shared.message import ClientMessageMetadata
+
+    if metadata is None:
+        metadata = ClientMessageMetadata()
+    if not isinstance(metadata, ClientMessageMetadata):
+        return metadata
+    headers = dict(metadata.headers or {})
+    headers.setdefault(NAME_HEADER, encode_header_value(name))
+    return replace(metadata, headers=headers)

@@ -188,12 +188,18 @@ class StreamableHTTPTransport:
         self._tool_headers: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         """tool name -> (argument path, `Mcp-Param-*` suffix), learnt from `tools/list` results."""
         self._excluded_tools: dict[str, str] = {}
+        self._extra_headers: dict[Any, dict[str, str]] = {}
+        """request id -> headers its sender asked for (`ClientMessageMetadata.headers`), while in flight."""
         """2026-07-28: tool name -> why it was dropped from `tools/list` (invalid `x-mcp-header`)."""
 
     # -- headers ------------------------------------------------------------------------------
 
     def _message_headers(self, message: dict[str, Any]) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": _ACCEPT}
+        if self._extra_headers:
+            extra = self._extra_headers.get(message.get("id"))
+            if extra is not None:
+                headers.update(extra)
         method = message.get("method")
         modern = _modern_version(message)
         if modern is not None:
@@ -315,6 +321,9 @@ class StreamableHTTPTransport:
             async for item in write_recv:
                 message = item.message
                 if "method" in message and "id" in message:
+                    extra = getattr(item.metadata, "headers", None)
+                    if extra:
+                        self._extra_headers[message["id"]] = extra
                     if message["method"] == "initialize":
                         self.initialize_params = message.get("params")
                         self.modern_version = None
@@ -372,6 +381,7 @@ class StreamableHTTPTransport:
             finally:
                 if self._in_flight.get(request_id) is scope:
                     del self._in_flight[request_id]
+                self._extra_headers.pop(request_id, None)
 
     async def _request(self, message: dict[str, Any]) -> None:
         reinitialized = refreshed = False

@@ -50,7 +50,7 @@ class ResourcePermissions(BaseModel):
 
 def _check_ui_uri(uri: str) -> None:
     if not str(uri).startswith("ui://"):
-        raise ValueError(f"MCP App resources must use the ui:// scheme; got {uri!r}")
+        raise ValueError(f"MCP Apps URIs must use the ui:// scheme, got {uri!r}")
 
 
 class Apps(Extension):
@@ -67,7 +67,7 @@ class Apps(Extension):
         """Register a tool whose result a host renders with the app at `resource_uri`."""
         _check_ui_uri(resource_uri)
         if meta is not None and "ui" in meta:
-            raise ValueError("@apps.tool() owns _meta['ui']: use resource_uri= and visibility= instead")
+            raise ValueError("Apps.tool() owns _meta['ui']; pass resource_uri=/visibility= instead of a 'ui' meta key")
         ui: dict[str, Any] = {"resourceUri": resource_uri}
         if visibility is not None:
             ui["visibility"] = list(visibility)
@@ -103,7 +103,7 @@ class Apps(Extension):
         if "mime_type" not in fields_set:
             resource.mime_type = APP_MIME_TYPE
         elif resource.mime_type != APP_MIME_TYPE:
-            raise ValueError(f"ui:// resources must be served as {APP_MIME_TYPE}; got {resource.mime_type!r}")
+            raise ValueError(f"MCP Apps resources are served as {APP_MIME_TYPE!r}, got {resource.mime_type!r}")
         self._resources.append(resource)
 
     def tools(self) -> Sequence[ToolBinding]:
@@ -111,8 +111,9 @@ class Apps(Extension):
         for binding in self._tools:
             uri = binding.meta["ui"]["resourceUri"] if binding.meta else None
             if uri not in registered:
-                raise ValueError(f"App tool {getattr(binding.fn, '__name__', binding.fn)!r} is bound to {uri!r}, "
-                                 "but no resource with that URI is registered")
+                raise ValueError(f"Apps tool {binding.kwargs.get('name') or getattr(binding.fn, '__name__', binding.fn)!r} binds "
+                                 f"resource_uri {uri!r}, but no such resource is registered; add it with "
+                                 "add_html_resource() or add_resource()")
         return list(self._tools)
 
     def resources(self) -> Sequence[ResourceBinding]:

@@ -45,9 +45,11 @@ class MethodBinding:
 
     def __post_init__(self) -> None:
         if self.method == "initialize" or self.method in _spec_methods_cached():
-            raise ValueError(f"MethodBinding cannot bind {self.method!r}: spec-defined methods belong to the server")
+            raise ValueError(f"MethodBinding cannot bind spec method {self.method!r}; extension methods are additive — use "
+                             "Extension.intercept_tool_call or Server.middleware to wrap core behaviour")
         if self.protocol_versions is not None and not self.protocol_versions:
-            raise ValueError(f"MethodBinding for {self.method!r} has an empty protocol_versions set: it could never be served")
+            raise ValueError(f"MethodBinding for {self.method!r} has an empty protocol_versions set, so it could never be "
+                             "served; use None to admit every version")
 
 
 _spec_methods_cache: frozenset[str] | None = None
@@ -98,7 +100,7 @@ def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
     for extension in extensions:
         identifier = type(extension).identifier
         if identifier in lowlevel.extensions:
-            raise ValueError(f"Extension {identifier!r} is installed twice")
+            raise ValueError(f"Extension {identifier!r} is already registered")
         lowlevel.extensions[identifier] = dict(extension.settings())
         for binding in extension.tools():
             server.add_tool(binding.fn, meta=binding.meta, **binding.kwargs)
@@ -106,7 +108,8 @@ def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
             server.add_resource(binding.resource)
         for binding in extension.methods():
             if binding.method in bound:
-                raise ValueError(f"Extensions {bound[binding.method]!r} and {identifier!r} both bind {binding.method!r}")
+                raise ValueError(f"Extension {identifier!r} binds method {binding.method!r}, which is already registered; "
+                                 "extension methods are additive and cannot replace another handler")
             bound[binding.method] = identifier
             lowlevel.add_request_handler(binding.method, binding.params_type, _version_gated(binding))
         if type(extension).intercept_tool_call is not Extension.intercept_tool_call:
@@ -138,10 +141,25 @@ def _tool_call_interceptor(extensions: list[Extension]) -> Callable[..., Awaitab
             params = CallToolRequestParams.model_validate(ctx.params or {})
         except ValueError as exc:  # pydantic's ValidationError: the same answer as without extensions
             raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-        chain = call_next
+        produced: list[Any] = []
+
+        async def innermost(inner_ctx: Any) -> Any:
+            result = await call_next(inner_ctx)
+            produced.append(result)
+            return result
+
+        chain: Callable[[Any], Awaitable[Any]] = innermost
         for extension in reversed(extensions):
             chain = _bind(extension, params, chain)
-        return await chain(ctx)
+        result = await chain(ctx)
+        if any(result is seen for seen in produced):
+            return result
+        # An interceptor's own answer is serialized like a handler's (identity stamp included).
+        session: Any = ctx.session
+        to_wire = getattr(session, "_result_to_wire", None)
+        if to_wire is None:
+            return result
+        return to_wire("tools/call", result, ctx.protocol_version or getattr(session, "_protocol_version", None) or "")
 
     return middleware
 
@@ -178,5 +196,5 @@ def require_client_extension(ctx: Any, identifier: str) -> None:
         caps = ctx.request_context.session.client_capabilities
     declared: dict[str, Any] = getattr(caps, "extensions", None) or {}
     if identifier not in declared:
-        raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, f"This request requires the client extension {identifier}",
+        raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, f"Client did not declare required extension {identifier!r}",
                        {"requiredCapabilities": {"extensions": {identifier: {}}}})

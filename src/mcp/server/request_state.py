@@ -289,10 +289,10 @@ class RequestStateBoundary:
         result: Any = await call_next(ctx)
         if isinstance(result, Mapping):  # a result in wire form
             wire = cast("Mapping[str, Any]", result)
-            if wire.get("resultType") != "input_required":
+            if wire.get("resultType") != "input_required" or wire.get("requestState") is None:
                 return wire
             return {**wire, "requestState": self.seal(ctx, ctx.method, original, wire.get("requestState"), None)}
-        if getattr(result, "result_type", None) == "input_required":
+        if getattr(result, "result_type", None) == "input_required" and getattr(result, "request_state", None) is not None:
             sealed = self.seal(ctx, ctx.method, original, getattr(result, "request_state", None), None)
             result = result.model_copy(update={"request_state": sealed})
         return result

@@ -67,6 +67,20 @@ _result_serializers: dict[type, Any] = {}
 """Result model class -> its pydantic serializer (what `model_dump` calls, minus the wrapper)."""
 
 
+def own_answer(result: Any) -> dict[str, Any]:
+    """What a middleware chain returned, as the JSON-RPC result: a dict as is (copied), a model
+    dumped, None as `{}`."""
+    if result is None:
+        return {}
+    if type(result) is WireResult:
+        return result.wire
+    if isinstance(result, Mapping):
+        return dict(cast("Mapping[str, Any]", result))
+    if hasattr(result, "model_dump"):
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    raise TypeError(f"middleware returned {type(result).__name__}; expected a result model, a dict or None")
+
+
 def _result_serializer(method: str, result: Any, version: str) -> Any:
     """The serializer of a handler's result model, cached per class. A mapping (or None) is a
     result already in wire form: it gets a one-off serializer that checks it against the method's
@@ -336,9 +350,16 @@ class ServerSession:
                 meta, transport=metadata,
             )
             server = self.server
-            result = await (server._chain(ctx) if server.middleware else server._dispatch(ctx))
-            version = ctx.protocol_version or self._protocol_version or ""
-            response = m.result_response(request_id, self._result_to_wire(method, result, version))
+            if server.middleware:
+                # The chain ends in the finished wire form; what the middleware returns goes out as
+                # returned (never patched: an answer of its own carries no stamp it did not add).
+                wire = own_answer(await server._chain(ctx))
+                version = ctx.protocol_version or self._protocol_version or ""
+            else:
+                result = await server._dispatch(ctx)
+                version = ctx.protocol_version or self._protocol_version or ""
+                wire = self._result_to_wire(method, result, version)
+            response = m.result_response(request_id, wire)
         except MCPError as exc:
             response = m.error_response(request_id, exc.code, exc.message, exc.data)
         except Exception as exc:

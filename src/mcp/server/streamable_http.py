@@ -417,6 +417,14 @@ class StreamableHTTPSessionManager:
                              [(b"content-type", b"text/plain"), (b"allow", b"GET, POST, DELETE")])
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        # The size limit comes first (as in the official SDK): an oversized body is 413 whatever its headers.
+        body = await _read_body(receive, headers, self.max_request_body_size)
+        if body is _DISCONNECTED:
+            return
+        if body is None:
+            await _send_error(send, 413, None, INVALID_REQUEST,
+                              f"Payload Too Large: the request body exceeds {self.max_request_body_size} bytes")
+            return
         if not h.is_json_content_type(headers.get("content-type")):
             await _send_error(send, 415, None, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
             return
@@ -424,13 +432,6 @@ class StreamableHTTPSessionManager:
         if not (allow_json if self.json_response else (allow_json or allow_sse)):
             await _send_error(send, 406, None, INVALID_REQUEST,
                               "Not Acceptable: Accept must include application/json and text/event-stream")
-            return
-        body = await _read_body(receive, headers, self.max_request_body_size)
-        if body is _DISCONNECTED:
-            return
-        if body is None:
-            await _send_error(send, 413, None, INVALID_REQUEST,
-                              f"Payload Too Large: the request body exceeds {self.max_request_body_size} bytes")
             return
         try:
             message = decode(body)

@@ -106,17 +106,20 @@ async def test_a_ping_handler_returning_none_answers_with_an_empty_result() -> N
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_middleware_may_answer_with_a_dict(mode: str) -> None:
+async def test_a_middleware_may_answer_with_a_dict_which_goes_out_unpatched(mode: str) -> None:
     server = make_server()
 
     async def cached(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         if ctx.method == "tools/call" and (ctx.params or {}).get("name") == "cached":
-            return {"content": [{"type": "text", "text": "from the cache"}]}
+            # The whole envelope is the middleware's: it adds `resultType` itself, and no identity stamp.
+            return {"content": [{"type": "text", "text": "from the cache"}], "resultType": "complete"}
         return await call_next(ctx)
 
     server.middleware.append(cached)
     async with Client(server, mode=mode) as client:
-        assert (await client.call_tool("cached", {})).content == [TextContent(text="from the cache")]
+        answered = await client.call_tool("cached", {})
+        assert answered.content == [TextContent(text="from the cache")]
+        assert answered.meta is None
         assert (await client.call_tool("lookup", {})).structured_content == {"hits": 1}
 
 

@@ -6,6 +6,7 @@ returned (no wrapping, no inferred schema). `MCPServer` is built on this class.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -122,6 +123,8 @@ _DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str]] = {
     "on_progress": ("notifications/progress", "progress"),
 }
 _OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
+"""List methods whose handler may take None for absent params: `MCPServer`'s own (no model built on
+the hot path); handlers given to `Server(...)` always get the params model."""
 
 
 class Server(Generic[LifespanT]):
@@ -183,14 +186,15 @@ class Server(Generic[LifespanT]):
                     self._notification_handlers[method] = HandlerEntry(None, handler)
                 continue
             if keyword not in _ON_METHODS:
-                raise TypeError(f"Server() got an unexpected keyword argument {keyword!r}")
+                raise TypeError(f"Server.__init__() got an unexpected keyword argument {keyword!r}")
             if keyword == "on_set_logging_level" and handler is not None:
                 from mcp.shared.exceptions import warn_deprecated
 
                 warn_deprecated("logging")
             if handler is not None:
                 method, params_name = _ON_METHODS[keyword]
-                self._request_handlers[method] = HandlerEntry(_LazyParams(params_name, method in _OPTIONAL_PARAMS), handler)
+                # A request without params reaches the handler as the model with its defaults, never None.
+                self._request_handlers[method] = HandlerEntry(_LazyParams(params_name, False), handler)
 
     # -- registration -------------------------------------------------------------------------
 
@@ -216,8 +220,14 @@ class Server(Generic[LifespanT]):
         self._notification_handlers[method] = HandlerEntry(params_type, handler)
 
     def get_request_handler(self, method: str) -> HandlerEntry[LifespanT] | None:
-        """The entry registered for a request method (its handler and params type), or None."""
-        return self._request_handlers.get(method)
+        """The entry registered for a request method (its handler and params type, always a model
+        class), or None; None for `initialize` too, which the runner handles itself."""
+        entry = self._request_handlers.get(method)
+        if entry is None or method == "initialize":
+            return None
+        if isinstance(entry.params_type, _LazyParams):  # built-ins name their model lazily: hand out the model
+            return dataclasses.replace(entry, params_type=entry.params_type.model)
+        return entry
 
     def get_notification_handler(self, method: str) -> HandlerEntry[LifespanT] | None:
         """The entry registered for a notification method, or None."""
@@ -260,7 +270,7 @@ class Server(Generic[LifespanT]):
     def server_info_wire(self) -> dict[str, Any]:
         cached = self._server_info_wire
         if cached is None:
-            info: dict[str, Any] = {"name": self.name, "version": self.version}
+            info: dict[str, Any] = {"name": self.name, "version": self.version or ""}  # None: unversioned
             for key, value in (("title", self.title), ("description", self.description),
                                ("websiteUrl", self.website_url)):
                 if value is not None:
@@ -367,12 +377,25 @@ class Server(Generic[LifespanT]):
         if entry is not None:
             await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
 
+    async def _dispatch_wire(self, ctx: ServerRequestContext[Any]) -> Any:
+        """The innermost call under middleware: `_dispatch`, then a request's result in its finished
+        wire form (what the client receives, identity stamp included), as the official SDK hands
+        middleware; a notification's None as is."""
+        result = await self._dispatch(ctx)
+        if ctx.request_id is None:
+            return result
+        session: Any = ctx.session
+        to_wire = getattr(session, "_result_to_wire", None)
+        if to_wire is None:
+            return result
+        return to_wire(ctx.method, result, ctx.protocol_version or getattr(session, "_protocol_version", None) or "")
+
     def _chain(self, ctx: ServerRequestContext[Any]) -> Awaitable[Any]:
         """Middleware composed once per change of the list (outermost first)."""
         current = tuple(self.middleware)
         cached = self._chain_cache
         if cached is None or cached[0] != current:
-            call: CallNext = self._dispatch
+            call: CallNext = self._dispatch_wire
             for mw in reversed(current):
                 call = _bind(mw, call)
             cached = self._chain_cache = (current, call)
@@ -451,8 +474,16 @@ class _LazyParams:
         self.optional = optional
         self._model: Any = None
 
-    def model_validate(self, params: Any) -> Any:
+    @property
+    def model(self) -> Any:
+        """The model class (imported on first use)."""
         model = self._model
+        if model is None:
+            model = self._model = getattr(_types(), self.name)
+        return model
+
+    def model_validate(self, params: Any) -> Any:
+        model = self._model  # inline rather than `self.model`: this runs on every request
         if model is None:
             model = self._model = getattr(_types(), self.name)
         if self.optional and not params:

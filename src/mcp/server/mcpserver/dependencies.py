@@ -235,8 +235,12 @@ class Asker:
             self._require(question, resolver or key)
             raise NeedInput(key, {"method": method, "params": params},
                             {"answers": self.answers, "asked": {key: digest}})
-        self._require(question, resolver or key)
         session = self.context.session
+        if not getattr(session, "has_back_channel", True):  # stateless HTTP: nothing can reach the client
+            from mcp.shared.exceptions import NoBackChannelError
+
+            raise NoBackChannelError(method)
+        self._require(question, resolver or key)
         return await session.send_request(method, params)
 
     def _render(self, question: Question) -> tuple[str, dict[str, Any]]:

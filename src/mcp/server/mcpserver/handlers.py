@@ -93,7 +93,7 @@ async def with_request_state(server: MCPServer, ctx: ServerRequestContext[Any],
         framework_state = need.state
         sealed = server._boundary.seal(ctx, ctx.method, raw, None, framework_state)
         return result.model_copy(update={"request_state": sealed})
-    if isinstance(result, InputRequiredResult):
+    if isinstance(result, InputRequiredResult) and result.request_state is not None:  # no state: nothing to seal
         sealed = server._boundary.seal(ctx, ctx.method, raw, result.request_state, None)
         result = result.model_copy(update={"request_state": sealed})
     elif type(result) is dict:

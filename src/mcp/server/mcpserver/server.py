@@ -26,7 +26,7 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
+from mcp.server.lowlevel.server import _OPTIONAL_PARAMS, HandlerEntry, Server, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
@@ -111,9 +111,10 @@ class MCPServer(Generic[LifespanT]):
         **unexpected: Any,
     ) -> None:
         if unexpected:
+            # Python's own wording first (users match on it), then where such options belong.
             raise TypeError(
-                f"MCPServer() got unexpected keyword argument(s) {sorted(unexpected)}; transport options such as "
-                "host or port go to run() or streamable_http_app()"
+                f"MCPServer.__init__() got an unexpected keyword argument {next(iter(unexpected))!r}; transport "
+                "options such as host or port go to run() or streamable_http_app()"
             )
         if (token_verifier is not None or auth_server_provider is not None) and auth is None:
             raise ValueError("Cannot specify auth_server_provider or token_verifier without auth settings")
@@ -178,6 +179,8 @@ class MCPServer(Generic[LifespanT]):
         self._lowlevel_server._request_handlers["logging/setLevel"] = HandlerEntry(
             _LazyParams("SetLevelRequestParams", False), bind(handlers.set_logging_level, self))
         table = self._lowlevel_server._request_handlers
+        for method in _OPTIONAL_PARAMS:  # our own list handlers read a missing params as None: no model built
+            table[method].params_type = _LazyParams(table[method].params_type.name, True)
         table["resources/read"].planner = bind(handlers.plan_read_resource, self)
         table["prompts/get"].planner = bind(handlers.plan_get_prompt, self)
         self._lowlevel_server._capability_hook = self._capabilities
@@ -219,6 +222,12 @@ class MCPServer(Generic[LifespanT]):
             manager = self._prompt_manager = PromptManager(
                 warn_on_duplicate_prompts=self._setting("warn_on_duplicate_prompts"))
         return manager
+
+    @property
+    def _tool_manager(self) -> _ToolRegistryView:
+        """The official SDK's private `_tool_manager` name, as a view of our tool registry (test fixtures
+        that snapshot and restore `_tool_manager._tools` keep working)."""
+        return _ToolRegistryView(self)
 
     # -- identity -----------------------------------------------------------------------------
 
@@ -590,3 +599,18 @@ def _run_loop(main: Callable[[], Any]) -> None:
         except ImportError:
             pass
     anyio.run(main, backend="asyncio", backend_options=options)
+
+
+class _ToolRegistryView:
+    """`MCPServer._tool_manager`: `_tools` is the server's own registry. Handing it out drops the cached
+    `tools/list` result, since whoever asked for the dict may change it."""
+
+    __slots__ = ("_server",)
+
+    def __init__(self, server: MCPServer[Any]) -> None:
+        self._server = server
+
+    @property
+    def _tools(self) -> dict[str, RegisteredTool]:
+        self._server._tools_result = None
+        return self._server._tools

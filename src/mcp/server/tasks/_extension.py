@@ -66,7 +66,7 @@ from mcp.server.tasks._store import (
 )
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
-from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS
+from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS, SERVER_INFO_META_KEY
 
 logger = logging.getLogger("mcp.server.tasks")
 
@@ -313,6 +313,16 @@ def _failure(error: MCPError) -> dict[str, Any]:
 
 
 def _result_wire(result: Any) -> dict[str, Any]:
+    if isinstance(result, dict):  # already the wire form (what the middleware chain hands on)
+        wire = dict(cast("dict[str, Any]", result))
+        meta = wire.get("_meta")
+        if isinstance(meta, dict) and SERVER_INFO_META_KEY in meta:  # the stamp is per response, not stored
+            rest = {k: v for k, v in cast("dict[str, Any]", meta).items() if k != SERVER_INFO_META_KEY}
+            if rest:
+                wire["_meta"] = rest
+            else:
+                del wire["_meta"]
+        return wire
     wire = getattr(result, "wire", None)
     if isinstance(wire, dict):
         return dict(wire)  # pyright: ignore[reportUnknownArgumentType]
