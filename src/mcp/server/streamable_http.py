@@ -21,6 +21,13 @@ Sessions are bounded: idle ones are evicted after `session_idle_timeout`, and th
 holds more than `max_sessions` (least recently used idle sessions go first; 503 when every session
 has a client connected). Evictions happen as requests arrive; a session is idle when no client is
 connected to it, even if a call whose client vanished is still running (eviction cancels it).
+
+With a `session_store` (`mcp.server.session_store`; `MCPServer(state=RedisState...)` provides one),
+sessions are shared by every worker: the table here holds this process's replicas, each rebuilt
+from the store's record when needed; the record is read (its idle TTL renewed) once per request,
+written when `initialize` succeeds or a request changed it, and deleted by `DELETE`. Evicting a
+replica here forgets nothing. Change events published on the server's shared bus reach the GET
+streams this process holds.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import sys
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 import anyio
@@ -54,6 +61,14 @@ from mcp.server.event_store import (
     StreamId,
 )
 from mcp.server.session import ServerSession
+from mcp.server.session_store import (
+    SessionRecord,
+    SessionStore,
+    StoreUnavailable,
+    record_of,
+    restore,
+    state_of,
+)
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import (
@@ -148,8 +163,8 @@ class ResponseChannel:
     connection, later events are only stored, and a `GET` with `Last-Event-ID` replays them and
     re-attaches the live stream until the final response."""
 
-    __slots__ = ("_event_store", "_lock", "_send", "allow_json", "closed", "extra_headers", "finished", "json_only",
-                 "modern", "request_id", "retry_interval", "started", "stream_id", "unless_error_headers")
+    __slots__ = ("_event_store", "_lock", "_send", "allow_json", "before_final", "closed", "extra_headers", "finished",
+                 "json_only", "modern", "request_id", "retry_interval", "started", "stream_id", "unless_error_headers")
 
     def __init__(self, send: Send, request_id: Any, *, allow_json: bool, json_only: bool, modern: bool,
                  extra_headers: list[tuple[bytes, bytes]], event_store: EventStore | None,
@@ -173,6 +188,9 @@ class ResponseChannel:
         self.finished = _Flag()
         """Set once the final response has been produced (sent or stored)."""
         self._lock = _SendLock()
+        self.before_final: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
+        """Called with the final response before it goes out; returns the one to send (a shared
+        session's record is written here, so that no other worker can see the answer first)."""
 
     async def deliver(self, message: dict[str, Any]) -> bool:
         """Put `message` on this POST's response; False if it cannot go there (the caller then
@@ -181,12 +199,15 @@ class ResponseChannel:
         final = message.get("id") == self.request_id and ("result" in message or "error" in message)
         if self.json_only and not final:
             return False  # a JSON response carries only the answer; the rest goes to the GET stream
+        if final and self.before_final is not None:
+            message = await self.before_final(message)
         data = encode_bytes(message)
         async with self._lock:
             if self.closed:
                 if self._event_store is None or not self.started:
                     return False
-                await self._event_store.store_event(self.stream_id, message)  # replayed on resumption
+                if await self._store(message) is None:  # replayed on resumption
+                    return False
                 if final:
                     self.finished.set()
                 return True
@@ -203,7 +224,7 @@ class ResponseChannel:
                     await self._start_sse(message)
                 event_id = None
                 if self._event_store is not None:
-                    event_id = await self._event_store.store_event(self.stream_id, message)
+                    event_id = await self._store(message)
                 if final:
                     self.closed = True
                     self.finished.set()
@@ -216,6 +237,16 @@ class ResponseChannel:
                 return self._event_store is not None and self.started
         return True
 
+    async def _store(self, message: dict[str, Any] | None) -> EventId | None:
+        """Store one event; None when a shared store is unreachable (the event then goes out
+        without an id: this request is served, only its resumption is lost)."""
+        assert self._event_store is not None
+        try:
+            return await self._event_store.store_event(self.stream_id, message)
+        except StoreUnavailable:
+            logger.warning("SSE event of stream %s not stored: the event store is unreachable", self.stream_id)
+            return None
+
     def _headers(self, first: dict[str, Any] | None) -> list[tuple[bytes, bytes]]:
         failed = first is not None and "error" in first and first.get("id") == self.request_id
         return self.extra_headers if failed else self.extra_headers + self.unless_error_headers
@@ -225,7 +256,7 @@ class ResponseChannel:
         await self._send({"type": "http.response.start", "status": 200,
                           "headers": _SSE_HEADERS + self._headers(first)})
         if self._event_store is not None:
-            priming = await self._event_store.store_event(self.stream_id, None)
+            priming = await self._store(None)
             await self._send({"type": "http.response.body", "more_body": True,
                               "body": encode_event("", event=None, event_id=priming, retry=self.retry_interval)})
 
@@ -281,7 +312,8 @@ class ResponseChannel:
 class _HttpSession:
     """A handshake-era session: its ServerSession and the queue feeding its GET stream."""
 
-    __slots__ = ("connections", "get_scope", "get_stream_open", "id", "last_active", "outbox", "server_session")
+    __slots__ = ("connections", "get_scope", "get_stream_open", "id", "last_active", "outbox", "record",
+                 "server_session")
 
     def __init__(self, session_id: str, server_session: ServerSession, outbox: Any) -> None:
         self.id = session_id
@@ -292,6 +324,8 @@ class _HttpSession:
         self.get_scope: anyio.CancelScope | None = None
         self.connections = 0
         """HTTP exchanges of this session whose client is still connected."""
+        self.record: SessionRecord | None = None
+        """The shared record this replica was last brought up to date with (with a session store)."""
 
     @property
     def busy(self) -> bool:
@@ -318,6 +352,8 @@ class StreamableHTTPSessionManager:
         session_idle_timeout: float | None = h.DEFAULT_SESSION_IDLE_TIMEOUT,
         max_request_body_size: int = DEFAULT_MAX_BODY,
         max_sessions: int | None = h.DEFAULT_MAX_SESSIONS,
+        *,
+        session_store: SessionStore | None = None,
     ) -> None:
         self.app = self.server = app
         """The low-level `Server` whose connections this manager serves."""
@@ -346,6 +382,18 @@ class StreamableHTTPSessionManager:
             stream.close()
         self._closed_read = read_recv
         self._closed_write = write_send
+        shared: Any = getattr(app, "shared_state", None)
+        """`MCPServer(state=...)`: the stores shared by every worker (sessions, events, bus)."""
+        if shared is not None:
+            session_store = session_store if session_store is not None else shared.session_store()
+            if self.event_store is None and shared.resumable:
+                self.event_store = shared.event_store()
+        self.session_store = session_store
+        self._shared_state = shared
+        self._store_ttl = self.session_idle_timeout if math.isfinite(self.session_idle_timeout) else 86_400.0
+        """A shared record's idle TTL (a day when sessions never expire here: Redis stays bounded)."""
+        self._watching: list[Callable[[], None]] | None = None
+        self._background: set[Any] = set()
         from mcp._telemetry import watch_sessions
 
         watch_sessions(self)  # the sessions-open metric reads `session_count` when collected
@@ -376,6 +424,9 @@ class StreamableHTTPSessionManager:
         """End every session and leave the server lifespan."""
         for session in list(self._sessions.values()):
             self._terminate(session)
+        for unwatch in self._watching or ():
+            unwatch()
+        self._watching = None
         stack, self._lifespan_stack = self._lifespan_stack, None
         if stack is not None:
             await stack.aclose()
@@ -478,6 +529,12 @@ class StreamableHTTPSessionManager:
                     await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: Missing session ID")
                     return
                 owner = self._sessions.get(session_id)
+                if self.session_store is not None:
+                    try:
+                        owner = await self._shared_session(session_id, owner)
+                    except StoreUnavailable as exc:
+                        await _send_error(send, 503, request_id, exc.code, exc.message)
+                        return
                 if owner is None:
                     await _send_error(send, 404, request_id, INVALID_REQUEST, "Session not found")
                     return
@@ -503,6 +560,8 @@ class StreamableHTTPSessionManager:
                                   stream_prefix=owner.id if owner is not None else "",
                                   unless_error_headers=session_headers)
         metadata = HttpRequestMetadata(scope, version, channel, owner)
+        if owner is not None and self.session_store is not None:
+            channel.before_final = self._committer(owner, new_session is not None, request_id)
         resumable = store is not None
         if resumable:
             self._live[channel.stream_id] = channel
@@ -526,7 +585,7 @@ class StreamableHTTPSessionManager:
                 if resumable:
                     await channel.open_stream()
                 await session.peer.handle(message, metadata)
-                if new_session is not None and session._protocol_version is None:
+                if new_session is not None and (session._protocol_version is None or new_session.id not in self._sessions):
                     self._terminate(new_session)  # initialize failed: no session (before anyone sees the answer)
         finally:
             if resumable:
@@ -564,6 +623,12 @@ class StreamableHTTPSessionManager:
             await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
             return None
         session = self._sessions.get(session_id)
+        if self.session_store is not None:
+            try:
+                session = await self._shared_session(session_id, session)
+            except StoreUnavailable as exc:
+                await _send_error(send, 503, None, exc.code, exc.message)
+                return None
         if session is None:
             await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
             return None
@@ -624,7 +689,11 @@ class StreamableHTTPSessionManager:
         async def collect(event: EventMessage) -> None:
             missed.append(event)
 
-        stream = await store.replay_events_after(last_event_id, collect)
+        try:
+            stream = await store.replay_events_after(last_event_id, collect)
+        except StoreUnavailable as exc:
+            await _send_error(send, 503, None, exc.code, exc.message)
+            return
         if stream is None or not stream.startswith(session.id + "/"):
             await _send_error(send, 404, None, INVALID_REQUEST, "Unknown Last-Event-ID")
             return
@@ -660,6 +729,18 @@ class StreamableHTTPSessionManager:
                 else:
                     await store.replay_events_after(last_seen, collect)  # the request ended meanwhile
                     await emit()
+                    follow: Any = getattr(store, "follow", None)
+                    """A shared store (Redis Streams) can follow a stream another worker is writing."""
+                    if not ended and follow is not None:
+
+                        async def live(event: EventMessage) -> None:
+                            missed.append(event)
+                            await emit()
+
+                        async with anyio.create_task_group() as tg:
+                            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                            await follow(last_seen, live)
+                            tg.cancel_scope.cancel()
             if attached:
                 assert channel is not None
                 try:
@@ -674,6 +755,11 @@ class StreamableHTTPSessionManager:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             pass
+        except StoreUnavailable:  # the stream ends; the client resumes once the store is back
+            logger.warning("resumed stream %s ended: the event store is unreachable", stream)
+            with anyio.CancelScope(shield=True):
+                with suppress(OSError):
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             session.connections -= 1
             session.last_active = time.monotonic()
@@ -682,6 +768,12 @@ class StreamableHTTPSessionManager:
         session = await self._session_for(send, headers)
         if session is None:
             return
+        if self.session_store is not None:
+            try:
+                await self.session_store.delete(session.id)
+            except StoreUnavailable as exc:
+                await _send_error(send, 503, None, exc.code, exc.message)
+                return
         self._terminate(session)
         await _send_body(send, 200, b"", [])
 
@@ -694,16 +786,113 @@ class StreamableHTTPSessionManager:
                              stateless=True, drop_when_full=True)
 
     async def _new_session(self) -> _HttpSession | None:
+        return await self._make_session(secrets.token_urlsafe(24))
+
+    async def _make_session(self, session_id: str) -> _HttpSession | None:
+        """A session (or a shared session's replica) under `session_id`; None when the table is full."""
         context = await self._ensure_lifespan()
         if len(self._sessions) >= self.max_sessions and not self._evict_one():
             return None
-        session_id = secrets.token_urlsafe(24)
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
         server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=outbox_send, lifespan_context=context,
                                        drop_when_full=True)
         session = _HttpSession(session_id, server_session, outbox_recv)
         self._sessions[session_id] = session
         return session
+
+    # -- shared sessions (with a session store) ------------------------------------------------
+
+    async def _shared_session(self, session_id: str, replica: _HttpSession | None) -> _HttpSession | None:
+        """The replica serving `session_id` brought up to date with the store (one round trip),
+        built when this process has none; None when the store does not know the session."""
+        assert self.session_store is not None
+        if self._watching is None:
+            self._watch()
+        record = await self.session_store.load(session_id, self._store_ttl)
+        if record is None:
+            if replica is not None:
+                self._terminate(replica)  # deleted or expired elsewhere
+            return None
+        if replica is None:
+            replica = await self._make_session(session_id)
+            if replica is None:
+                return None
+        if replica.record is None or replica.record.state() != record.state():
+            restore(replica.server_session, record)
+        replica.record = record
+        return replica
+
+    def _committer(self, owner: _HttpSession, new: bool, request_id: Any
+                   ) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+        """The `before_final` hook of a shared session's request: stores a new session once its
+        `initialize` succeeded, writes back what a request changed; a store failure turns the
+        answer into the JSON-RPC error (and a new session is then not created)."""
+        store = self.session_store
+        assert store is not None
+
+        async def commit(message: dict[str, Any]) -> dict[str, Any]:
+            if "result" not in message:
+                return message
+            session = owner.server_session
+            try:
+                if new:
+                    if session._protocol_version is None:
+                        return message
+                    owner.record = record_of(owner.id, session)
+                    await store.create(owner.record, self._store_ttl)
+                elif owner.record is not None and state_of(session) != owner.record.state():
+                    owner.record = record_of(owner.id, session)
+                    await store.save(owner.record)
+            except StoreUnavailable as exc:
+                if new:
+                    self._sessions.pop(owner.id, None)  # terminated by the caller: no session was made
+                return m.error_response(request_id, exc.code, exc.message)
+            return message
+
+        return commit
+
+    def _watch(self) -> None:
+        """Follow the other workers: sessions deleted there, and the shared bus's change events
+        (for the GET streams held here)."""
+        assert self.session_store is not None
+        self._watching = [self.session_store.on_deleted(self._deleted_elsewhere)]
+        bus = self._shared_state.subscription_bus() if self._shared_state is not None else None
+        if bus is not None:
+            self._watching.append(bus.subscribe(self._on_event))
+
+    def _deleted_elsewhere(self, session_id: str) -> None:
+        replica = self._sessions.get(session_id)
+        if replica is not None:
+            self._terminate(replica)
+
+    def _on_event(self, event: Any) -> None:
+        if not any(s.get_stream_open for s in self._sessions.values()):
+            return
+        task = asyncio.get_running_loop().create_task(self._to_get_streams(event))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _to_get_streams(self, event: Any) -> None:
+        """A change event to the GET streams held here: list changes to every one, a resource
+        update to the sessions subscribed to it (as the store has them now)."""
+        from mcp.shared.subscriptions import ResourceUpdated
+
+        targets = [s for s in self._sessions.values() if s.get_stream_open]
+        params: dict[str, Any] | None = None
+        if isinstance(event, ResourceUpdated):
+            assert self.session_store is not None
+            try:
+                records = await self.session_store.load_many([s.id for s in targets])
+            except StoreUnavailable:
+                logger.warning("resource update for %s not delivered: the session store is unreachable", event.uri)
+                return
+            targets = [s for s, r in zip(targets, records, strict=True) if r is not None and event.uri in r.subscriptions]
+            params = {"uri": event.uri}
+        for session in targets:
+            try:
+                await session.server_session.peer.send_notification(event.method, params)
+            except Exception:  # the session ended meanwhile
+                logger.debug("change event not delivered to session %s", session.id, exc_info=True)
 
     def _touch(self, session: _HttpSession) -> None:
         session.last_active = time.monotonic()
