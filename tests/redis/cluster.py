@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
 from redis_server import free_port
 
 HERE = Path(__file__).parent

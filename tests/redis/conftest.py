@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from redis_server import RedisServer  # noqa: E402
+from redis_server import RedisServer
 
 _prefixes = itertools.count(1)
 

@@ -4,6 +4,7 @@ temporary directory; started and stopped by the tests themselves."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -98,10 +99,8 @@ class RedisServer:
         """Save the data set and stop (the port stays this server's for `start()`)."""
         if self.process is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             self.call("SAVE")
-        except OSError:
-            pass
         self.kill()
 
     def kill(self) -> None:
