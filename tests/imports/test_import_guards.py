@@ -81,3 +81,19 @@ def test_a_server_and_a_client_load_no_opentelemetry_until_the_application_does(
     )
     assert _loaded(modules, ("opentelemetry",)) == []
     assert "mcp._telemetry.runtime" not in modules
+
+
+def test_the_redis_stores_load_the_redis_client_only_once_they_talk_to_redis() -> None:
+    modules = _modules_after(
+        "from mcp.redis import RedisState\nfrom mcp.server.mcpserver import MCPServer\n"
+        "state = RedisState.from_url('redis://127.0.0.1:1/0')\n"
+        "MCPServer('x', state=state).streamable_http_app()\nstate.task_store(); state.event_store()"
+    )
+    assert "mcp.redis._state" in modules
+    assert _loaded(modules, ("redis",)) == []
+
+
+def test_importing_mcpserver_loads_no_redis_integration() -> None:
+    modules = _modules_after("from mcp.server import MCPServer\nimport mcp.server.streamable_http")
+    assert not [m for m in modules if m.startswith("mcp.redis")]
+    assert _loaded(modules, ("redis",)) == []
