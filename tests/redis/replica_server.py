@@ -11,7 +11,7 @@ import anyio
 from mcp.redis import RedisState
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.request_state import RequestStateSecurity
-from mcp.server.tasks import Tasks
+from mcp.server.tasks import TaskContext, Tasks
 
 port, redis_url, prefix, worker, marker_dir = sys.argv[1:6]
 markers = Path(marker_dir)
@@ -28,6 +28,13 @@ async def long_job(label: str) -> str:
     finally:
         (markers / f"{label}.ended").write_text(worker)
     return "finished"
+
+
+@tasks.tool()
+async def ask_job(ctx: TaskContext) -> str:
+    """Parks in input_required until the client answers the question "q"."""
+    answer = await ctx.input("test/question", {"text": "which number?"}, key="q")
+    return f"{worker} got {answer['value']}"
 
 
 mcp = MCPServer("replicated", extensions=[tasks], state=RedisState.from_url(redis_url, prefix=prefix, resumable=True),

@@ -108,6 +108,10 @@ async def test_a_task_started_on_one_worker_is_polled_and_cancelled_through_the_
         return answer(await http.post(replicas.url(worker), json=request, headers=request_headers))
 
     assert (await task_call(1, "tasks/get"))["result"]["status"] == "working"
+    replicas.kill(1)  # a worker that did not run the task restarts: the task is still there
+    replicas.start(1)
+    replicas.wait_ready(1)
+    assert (await task_call(1, "tasks/get"))["result"]["status"] == "working"
     assert "error" not in await task_call(2, "tasks/cancel")
     assert (await task_call(1, "tasks/get"))["result"]["status"] == "cancelled"
     with anyio.fail_after(20):  # the work itself stopped, on the worker that ran it
@@ -116,6 +120,28 @@ async def test_a_task_started_on_one_worker_is_polled_and_cancelled_through_the_
     assert (markers / "job1.started").read_text() == "worker0"
     assert (markers / "job1.ended").read_text() == "worker0"
     assert (await task_call(2, "tasks/get"))["result"]["status"] == "cancelled"
+
+
+async def test_a_task_asking_for_input_on_one_worker_is_answered_through_another(
+        http: httpx.AsyncClient, replicas: Replicas) -> None:
+    body, headers = modern_request("tools/call", {"name": "ask_job", "arguments": {}}, name="ask_job")
+    task_id = answer(await http.post(replicas.url(0), json=body, headers=headers))["result"]["taskId"]
+
+    async def task_call(worker: int, method: str, **extra: Any) -> dict[str, Any]:
+        request, request_headers = modern_request(method, {"taskId": task_id, **extra}, name=task_id)
+        return answer(await http.post(replicas.url(worker), json=request, headers=request_headers))
+
+    async def status_on(worker: int, wanted: str) -> dict[str, Any]:
+        with anyio.fail_after(20):
+            while (state := (await task_call(worker, "tasks/get"))["result"])["status"] != wanted:
+                await anyio.sleep(0.02)
+        return state
+
+    asked = await status_on(1, "input_required")
+    assert asked["inputRequests"] == {"q": {"method": "test/question", "params": {"text": "which number?"}}}
+    assert "error" not in await task_call(2, "tasks/update", inputResponses={"q": {"value": 42}})
+    done = await status_on(1, "completed")
+    assert done["result"]["structuredContent"] == {"result": "worker0 got 42"}
 
 
 async def test_a_stream_resumes_on_another_worker_after_its_worker_is_killed_nothing_lost_or_repeated(
