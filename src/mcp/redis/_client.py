@@ -69,7 +69,11 @@ class RedisConnection:
         """The client of the running event loop (redis-py's asyncio clients are bound to one)."""
         if self._given is not None:
             return self._given
-        loop = asyncio.get_running_loop()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError("the Redis stores run on asyncio (the redis client's asyncio API), "
+                               "not on this event loop") from None
         client = self._clients.get(loop)
         if client is None:
             aioredis = redis_asyncio()
