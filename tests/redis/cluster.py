@@ -153,3 +153,57 @@ def modern_request(method: str, params: dict[str, Any], request_id: int = 1,
     if name is not None:
         headers["mcp-name"] = name
     return body, headers
+
+
+class RoundRobinProxy:
+    """A TCP balancer on 127.0.0.1: each new connection goes to the next worker's port."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+        self.port = 0
+        self.picked: list[int] = []
+        self._server: Any = None
+        self._tasks: set[Any] = set()
+
+    async def __aenter__(self) -> RoundRobinProxy:
+        import asyncio
+
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        import asyncio
+
+        self._server.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _handle(self, reader: Any, writer: Any) -> None:
+        import asyncio
+
+        task = asyncio.current_task()
+        self._tasks.add(task)
+        backend = self.ports[len(self.picked) % len(self.ports)]
+        self.picked.append(backend)
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", backend)
+        except OSError:
+            writer.close()
+            return
+
+        async def pipe(source: Any, sink: Any) -> None:
+            try:
+                while data := await source.read(65536):
+                    sink.write(data)
+                    await sink.drain()
+            except OSError:
+                pass
+            finally:
+                sink.close()
+
+        try:
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+        finally:
+            self._tasks.discard(task)

@@ -13,7 +13,7 @@ import anyio
 import httpx
 import pytest
 import redis.asyncio as aioredis
-from cluster import Replicas, Session, answer, modern_request
+from cluster import Replicas, RoundRobinProxy, Session, answer, modern_request
 from redis_server import RedisServer
 
 pytestmark = pytest.mark.anyio
@@ -65,6 +65,19 @@ async def test_a_handshake_session_is_served_by_all_three_workers_and_deleted_ev
     for worker in (0, 1):
         gone = await session.request(worker, "tools/call", {"name": "whoami", "arguments": {}})
         assert gone.status_code == 404
+
+
+async def test_the_sdk_client_behind_a_round_robin_balancer_is_served_by_every_worker(replicas: Replicas) -> None:
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with RoundRobinProxy(replicas.ports) as proxy:
+        no_reuse = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0), timeout=20)
+        async with no_reuse, Client(streamable_http_client(f"http://127.0.0.1:{proxy.port}/mcp", http_client=no_reuse),
+                                    mode="legacy") as client:
+            served = {(await client.call_tool("whoami", {})).structured_content["result"] for _ in range(6)}
+    assert served == {"worker0", "worker1", "worker2"}
+    assert len(set(proxy.picked)) == 3
 
 
 async def test_a_change_raised_on_one_worker_reaches_a_listen_stream_on_another(
