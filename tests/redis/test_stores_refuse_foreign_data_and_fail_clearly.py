@@ -230,3 +230,18 @@ async def test_the_response_cache_is_shared_by_two_clients_and_foreign_entries_a
     await store.clear()
     assert redis_server.call("KEYS", f"{prefix}:cache:*") == b"*0\r\n"
     await store.connection.aclose()
+
+
+def test_a_server_process_whose_redis_is_unreachable_exits_at_startup_naming_the_url(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    port = free_port()
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    script = Path(__file__).parent / "replica_server.py"
+    done = subprocess.run([sys.executable, str(script), str(port), url, "dead", "worker", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert f"cannot reach Redis at {url.replace(':hunter2@', '')}" in done.stderr
+    assert "hunter2" not in done.stderr + done.stdout
