@@ -105,17 +105,21 @@ class RedisConnection:
         return hub
 
     async def aclose(self) -> None:
-        """Stop this loop's hub and close its client."""
+        """Stop this loop's hub and close its client (shielded: a shutdown being cancelled still
+        closes the connections; bounded: a wedged Redis does not hold it)."""
+        import anyio
+
         loop = asyncio.get_running_loop()
         hub = self._hubs.pop(loop, None)
-        if hub is not None:
-            await hub.stop()
         client = self._clients.pop(loop, None)
-        if client is not None:
-            try:
-                await client.aclose()
-            except Exception:  # closing a client of a dead server
-                logger.debug("closing the Redis client failed", exc_info=True)
+        with anyio.move_on_after(5, shield=True):
+            if hub is not None:
+                await hub.stop()
+            if client is not None:
+                try:
+                    await client.aclose()
+                except Exception:  # closing a client of a dead server
+                    logger.debug("closing the Redis client failed", exc_info=True)
 
 
 def loads_object(raw: Any, what: str, where: str) -> dict[str, Any] | None:

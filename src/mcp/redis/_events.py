@@ -46,10 +46,10 @@ class RedisEventStore(EventStore):
         key = self._key(stream_id)
 
         async def op(r: Any) -> Any:
-            pipe = r.pipeline(transaction=False)
-            pipe.xadd(key, {_FIELD: data}, maxlen=self.max_events_per_stream, approximate=True)
-            pipe.expire(key, int(self.ttl))
-            return (await pipe.execute())[0]
+            async with r.pipeline(transaction=False) as pipe:  # returns its connection to the pool
+                pipe.xadd(key, {_FIELD: data}, maxlen=self.max_events_per_stream, approximate=True)
+                pipe.expire(key, int(self.ttl))
+                return (await pipe.execute())[0]
 
         entry = await self.connection.run("store an SSE event", op)
         return f"{stream_id}@{_text(entry)}"

@@ -55,10 +55,10 @@ class RedisSessionStore:
 
     async def delete(self, session_id: str) -> None:
         async def op(r: Any) -> Any:
-            pipe = r.pipeline(transaction=False)
-            pipe.delete(self._key(session_id))
-            pipe.publish(self._ended, session_id)
-            return await pipe.execute()
+            async with r.pipeline(transaction=False) as pipe:  # returns its connection to the pool
+                pipe.delete(self._key(session_id))
+                pipe.publish(self._ended, session_id)
+                return await pipe.execute()
 
         await self.connection.run("delete session", op)
 

@@ -91,10 +91,10 @@ class RedisState:
         value = dumps(identity)
 
         async def op(r: Any) -> Any:
-            pipe = r.pipeline(transaction=False)
-            pipe.set(key, value, ex=IDENTITY_TTL, nx=True)
-            pipe.get(key)
-            return await pipe.execute()
+            async with r.pipeline(transaction=False) as pipe:  # returns its connection to the pool
+                pipe.set(key, value, ex=IDENTITY_TTL, nx=True)
+                pipe.get(key)
+                return await pipe.execute()
 
         try:
             _, raw = await self.connection.run("check replicas", op)

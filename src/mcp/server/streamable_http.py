@@ -661,6 +661,8 @@ class StreamableHTTPSessionManager:
             async with anyio.create_task_group() as tg:
                 session.get_scope = tg.cancel_scope
                 tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                if self.session_store is not None:
+                    tg.start_soon(self._keep_alive, session, tg.cancel_scope)
                 outbox = session.outbox
                 while True:
                     try:
@@ -821,6 +823,20 @@ class StreamableHTTPSessionManager:
             restore(replica.server_session, record)
         replica.record = record
         return replica
+
+    async def _keep_alive(self, session: _HttpSession, scope: anyio.CancelScope) -> None:
+        """While a shared session's GET stream is open, renew its record's idle TTL (a connected
+        client is not idle); end the stream once the session is gone from the store."""
+        assert self.session_store is not None
+        while True:
+            await anyio.sleep(self._store_ttl / 3)
+            try:
+                record = await self.session_store.load(session.id, self._store_ttl)
+            except StoreUnavailable:
+                continue  # renewed on the next round, once the store is back
+            if record is None:
+                scope.cancel()
+                return
 
     def _committer(self, owner: _HttpSession, new: bool, request_id: Any
                    ) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
