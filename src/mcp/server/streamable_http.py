@@ -23,11 +23,7 @@ has a client connected). Evictions happen as requests arrive; a session is idle 
 connected to it, even if a call whose client vanished is still running (eviction cancels it).
 
 With a `session_store` (`mcp.server.session_store`; `MCPServer(state=RedisState...)` provides one),
-sessions are shared by every worker: the table here holds this process's replicas, each rebuilt
-from the store's record when needed; the record is read (its idle TTL renewed) once per request,
-written when `initialize` succeeds or a request changed it, and deleted by `DELETE`. Evicting a
-replica here forgets nothing. Change events published on the server's shared bus reach the GET
-streams this process holds.
+sessions are shared by every worker: see `mcp.server.streamable_http_shared`.
 """
 
 from __future__ import annotations
@@ -61,14 +57,7 @@ from mcp.server.event_store import (
     StreamId,
 )
 from mcp.server.session import ServerSession
-from mcp.server.session_store import (
-    SessionRecord,
-    SessionStore,
-    StoreUnavailable,
-    record_of,
-    restore,
-    state_of,
-)
+from mcp.server.session_store import SessionRecord, SessionStore, StoreUnavailable
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import (
@@ -80,6 +69,7 @@ from mcp.types.version import (
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
+    from mcp.server.streamable_http_shared import SharedSessions
     from mcp.server.transport_security import TransportSecuritySettings
 
 __all__ = ["CONTENT_TYPE_JSON", "CONTENT_TYPE_SSE", "GET_STREAM_KEY", "LAST_EVENT_ID_HEADER", "MCP_SESSION_ID_HEADER",
@@ -389,11 +379,11 @@ class StreamableHTTPSessionManager:
             if self.event_store is None and shared.resumable:
                 self.event_store = shared.event_store()
         self.session_store = session_store
-        self._shared_state = shared
-        self._store_ttl = self.session_idle_timeout if math.isfinite(self.session_idle_timeout) else 86_400.0
-        """A shared record's idle TTL (a day when sessions never expire here: Redis stays bounded)."""
-        self._watching: list[Callable[[], None]] | None = None
-        self._background: set[Any] = set()
+        self._shared: SharedSessions | None = None
+        if session_store is not None:
+            from mcp.server.streamable_http_shared import SharedSessions
+
+            self._shared = SharedSessions(self, session_store, shared)
         from mcp._telemetry import watch_sessions
 
         watch_sessions(self)  # the sessions-open metric reads `session_count` when collected
@@ -424,9 +414,8 @@ class StreamableHTTPSessionManager:
         """End every session and leave the server lifespan."""
         for session in list(self._sessions.values()):
             self._terminate(session)
-        for unwatch in self._watching or ():
-            unwatch()
-        self._watching = None
+        if self._shared is not None:
+            self._shared.close()
         stack, self._lifespan_stack = self._lifespan_stack, None
         if stack is not None:
             await stack.aclose()
@@ -529,9 +518,9 @@ class StreamableHTTPSessionManager:
                     await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: Missing session ID")
                     return
                 owner = self._sessions.get(session_id)
-                if self.session_store is not None:
+                if self._shared is not None:
                     try:
-                        owner = await self._shared_session(session_id, owner)
+                        owner = await self._shared.session(session_id, owner)
                     except StoreUnavailable as exc:
                         await _send_error(send, 503, request_id, exc.code, exc.message)
                         return
@@ -560,8 +549,8 @@ class StreamableHTTPSessionManager:
                                   stream_prefix=owner.id if owner is not None else "",
                                   unless_error_headers=session_headers)
         metadata = HttpRequestMetadata(scope, version, channel, owner)
-        if owner is not None and self.session_store is not None:
-            channel.before_final = self._committer(owner, new_session is not None, request_id)
+        if owner is not None and self._shared is not None:
+            channel.before_final = self._shared.committer(owner, new_session is not None, request_id)
         resumable = store is not None
         if resumable:
             self._live[channel.stream_id] = channel
@@ -623,9 +612,9 @@ class StreamableHTTPSessionManager:
             await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
             return None
         session = self._sessions.get(session_id)
-        if self.session_store is not None:
+        if self._shared is not None:
             try:
-                session = await self._shared_session(session_id, session)
+                session = await self._shared.session(session_id, session)
             except StoreUnavailable as exc:
                 await _send_error(send, 503, None, exc.code, exc.message)
                 return None
@@ -661,8 +650,8 @@ class StreamableHTTPSessionManager:
             async with anyio.create_task_group() as tg:
                 session.get_scope = tg.cancel_scope
                 tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
-                if self.session_store is not None:
-                    tg.start_soon(self._keep_alive, session, tg.cancel_scope)
+                if self._shared is not None:
+                    tg.start_soon(self._shared.keep_alive, session, tg.cancel_scope)
                 outbox = session.outbox
                 while True:
                     try:
@@ -770,9 +759,9 @@ class StreamableHTTPSessionManager:
         session = await self._session_for(send, headers)
         if session is None:
             return
-        if self.session_store is not None:
+        if self._shared is not None:
             try:
-                await self.session_store.delete(session.id)
+                await self._shared.delete(session.id)
             except StoreUnavailable as exc:
                 await _send_error(send, 503, None, exc.code, exc.message)
                 return
@@ -801,114 +790,6 @@ class StreamableHTTPSessionManager:
         session = _HttpSession(session_id, server_session, outbox_recv)
         self._sessions[session_id] = session
         return session
-
-    # -- shared sessions (with a session store) ------------------------------------------------
-
-    async def _shared_session(self, session_id: str, replica: _HttpSession | None) -> _HttpSession | None:
-        """The replica serving `session_id` brought up to date with the store (one round trip),
-        built when this process has none; None when the store does not know the session."""
-        assert self.session_store is not None
-        if self._watching is None:
-            self._watch()
-        record = await self.session_store.load(session_id, self._store_ttl)
-        if record is None:
-            if replica is not None:
-                self._terminate(replica)  # deleted or expired elsewhere
-            return None
-        if replica is None:
-            replica = await self._make_session(session_id)
-            if replica is None:
-                return None
-        if replica.record is None or replica.record.state() != record.state():
-            restore(replica.server_session, record)
-        replica.record = record
-        return replica
-
-    async def _keep_alive(self, session: _HttpSession, scope: anyio.CancelScope) -> None:
-        """While a shared session's GET stream is open, renew its record's idle TTL (a connected
-        client is not idle); end the stream once the session is gone from the store."""
-        assert self.session_store is not None
-        while True:
-            await anyio.sleep(self._store_ttl / 3)
-            try:
-                record = await self.session_store.load(session.id, self._store_ttl)
-            except StoreUnavailable:
-                continue  # renewed on the next round, once the store is back
-            if record is None:
-                scope.cancel()
-                return
-
-    def _committer(self, owner: _HttpSession, new: bool, request_id: Any
-                   ) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
-        """The `before_final` hook of a shared session's request: stores a new session once its
-        `initialize` succeeded, writes back what a request changed; a store failure turns the
-        answer into the JSON-RPC error (and a new session is then not created)."""
-        store = self.session_store
-        assert store is not None
-
-        async def commit(message: dict[str, Any]) -> dict[str, Any]:
-            if "result" not in message:
-                return message
-            session = owner.server_session
-            try:
-                if new:
-                    if session._protocol_version is None:
-                        return message
-                    owner.record = record_of(owner.id, session)
-                    await store.create(owner.record, self._store_ttl)
-                elif owner.record is not None and state_of(session) != owner.record.state():
-                    owner.record = record_of(owner.id, session)
-                    await store.save(owner.record)
-            except StoreUnavailable as exc:
-                if new:
-                    self._sessions.pop(owner.id, None)  # terminated by the caller: no session was made
-                return m.error_response(request_id, exc.code, exc.message)
-            return message
-
-        return commit
-
-    def _watch(self) -> None:
-        """Follow the other workers: sessions deleted there, and the shared bus's change events
-        (for the GET streams held here)."""
-        assert self.session_store is not None
-        self._watching = [self.session_store.on_deleted(self._deleted_elsewhere)]
-        bus = self._shared_state.subscription_bus() if self._shared_state is not None else None
-        if bus is not None:
-            self._watching.append(bus.subscribe(self._on_event))
-
-    def _deleted_elsewhere(self, session_id: str) -> None:
-        replica = self._sessions.get(session_id)
-        if replica is not None:
-            self._terminate(replica)
-
-    def _on_event(self, event: Any) -> None:
-        if not any(s.get_stream_open for s in self._sessions.values()):
-            return
-        task = asyncio.get_running_loop().create_task(self._to_get_streams(event))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _to_get_streams(self, event: Any) -> None:
-        """A change event to the GET streams held here: list changes to every one, a resource
-        update to the sessions subscribed to it (as the store has them now)."""
-        from mcp.shared.subscriptions import ResourceUpdated
-
-        targets = [s for s in self._sessions.values() if s.get_stream_open]
-        params: dict[str, Any] | None = None
-        if isinstance(event, ResourceUpdated):
-            assert self.session_store is not None
-            try:
-                records = await self.session_store.load_many([s.id for s in targets])
-            except StoreUnavailable:
-                logger.warning("resource update for %s not delivered: the session store is unreachable", event.uri)
-                return
-            targets = [s for s, r in zip(targets, records, strict=True) if r is not None and event.uri in r.subscriptions]
-            params = {"uri": event.uri}
-        for session in targets:
-            try:
-                await session.server_session.peer.send_notification(event.method, params)
-            except Exception:  # the session ended meanwhile
-                logger.debug("change event not delivered to session %s", session.id, exc_info=True)
 
     def _touch(self, session: _HttpSession) -> None:
         session.last_active = time.monotonic()
