@@ -100,3 +100,19 @@ def test_dpop_loads_no_jose_library_until_it_signs_and_scoped_tools_load_no_http
         "@m.tool(required_scopes=['notes:write'])\ndef delete() -> str:\n    return 'x'\n"
     )
     assert _loaded(modules, (*HTTP_STACK, "jwt")) == []
+
+
+def test_the_redis_stores_load_the_redis_client_only_once_they_talk_to_redis() -> None:
+    modules = _modules_after(
+        "from mcp.redis import RedisState\nfrom mcp.server.mcpserver import MCPServer\n"
+        "state = RedisState.from_url('redis://127.0.0.1:1/0')\n"
+        "MCPServer('x', state=state).streamable_http_app()\nstate.task_store(); state.event_store()"
+    )
+    assert "mcp.redis._state" in modules
+    assert _loaded(modules, ("redis",)) == []
+
+
+def test_importing_mcpserver_loads_no_redis_integration() -> None:
+    modules = _modules_after("from mcp.server import MCPServer\nimport mcp.server.streamable_http")
+    assert not [m for m in modules if m.startswith("mcp.redis")]
+    assert _loaded(modules, ("redis",)) == []

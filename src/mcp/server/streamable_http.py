@@ -21,6 +21,9 @@ Sessions are bounded: idle ones are evicted after `session_idle_timeout`, and th
 holds more than `max_sessions` (least recently used idle sessions go first; 503 when every session
 has a client connected). Evictions happen as requests arrive; a session is idle when no client is
 connected to it, even if a call whose client vanished is still running (eviction cancels it).
+
+With a `session_store` (`mcp.server.session_store`; `MCPServer(state=RedisState...)` provides one),
+sessions are shared by every worker: see `mcp.server.streamable_http_shared`.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import sys
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 import anyio
@@ -55,6 +58,7 @@ from mcp.server.event_store import (
 )
 from mcp.server.http_limits import SessionsPerClient
 from mcp.server.session import ServerSession
+from mcp.server.session_store import SessionRecord, SessionStore, StoreUnavailable
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
 from mcp.types.version import (
@@ -66,6 +70,7 @@ from mcp.types.version import (
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
+    from mcp.server.streamable_http_shared import SharedSessions
     from mcp.server.transport_security import TransportSecuritySettings
 
 __all__ = ["CONTENT_TYPE_JSON", "CONTENT_TYPE_SSE", "GET_STREAM_KEY", "LAST_EVENT_ID_HEADER", "MCP_SESSION_ID_HEADER",
@@ -149,8 +154,8 @@ class ResponseChannel:
     connection, later events are only stored, and a `GET` with `Last-Event-ID` replays them and
     re-attaches the live stream until the final response."""
 
-    __slots__ = ("_event_store", "_lock", "_send", "allow_json", "closed", "extra_headers", "finished", "json_only",
-                 "modern", "request_id", "retry_interval", "started", "stream_id", "unless_error_headers")
+    __slots__ = ("_event_store", "_lock", "_send", "allow_json", "before_final", "closed", "extra_headers", "finished",
+                 "json_only", "modern", "request_id", "retry_interval", "started", "stream_id", "unless_error_headers")
 
     def __init__(self, send: Send, request_id: Any, *, allow_json: bool, json_only: bool, modern: bool,
                  extra_headers: list[tuple[bytes, bytes]], event_store: EventStore | None,
@@ -174,6 +179,9 @@ class ResponseChannel:
         self.finished = _Flag()
         """Set once the final response has been produced (sent or stored)."""
         self._lock = _SendLock()
+        self.before_final: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
+        """Called with the final response before it goes out; returns the one to send (a shared
+        session's record is written here, so that no other worker can see the answer first)."""
 
     async def deliver(self, message: dict[str, Any]) -> bool:
         """Put `message` on this POST's response; False if it cannot go there (the caller then
@@ -182,12 +190,15 @@ class ResponseChannel:
         final = message.get("id") == self.request_id and ("result" in message or "error" in message)
         if self.json_only and not final:
             return False  # a JSON response carries only the answer; the rest goes to the GET stream
+        if final and self.before_final is not None:
+            message = await self.before_final(message)
         data = encode_bytes(message)
         async with self._lock:
             if self.closed:
                 if self._event_store is None or not self.started:
                     return False
-                await self._event_store.store_event(self.stream_id, message)  # replayed on resumption
+                if await self._store(message) is None:  # replayed on resumption
+                    return False
                 if final:
                     self.finished.set()
                 return True
@@ -204,7 +215,7 @@ class ResponseChannel:
                     await self._start_sse(message)
                 event_id = None
                 if self._event_store is not None:
-                    event_id = await self._event_store.store_event(self.stream_id, message)
+                    event_id = await self._store(message)
                 if final:
                     self.closed = True
                     self.finished.set()
@@ -217,6 +228,16 @@ class ResponseChannel:
                 return self._event_store is not None and self.started
         return True
 
+    async def _store(self, message: dict[str, Any] | None) -> EventId | None:
+        """Store one event; None when a shared store is unreachable (the event then goes out
+        without an id: this request is served, only its resumption is lost)."""
+        assert self._event_store is not None
+        try:
+            return await self._event_store.store_event(self.stream_id, message)
+        except StoreUnavailable:
+            logger.warning("SSE event of stream %s not stored: the event store is unreachable", self.stream_id)
+            return None
+
     def _headers(self, first: dict[str, Any] | None) -> list[tuple[bytes, bytes]]:
         failed = first is not None and "error" in first and first.get("id") == self.request_id
         return self.extra_headers if failed else self.extra_headers + self.unless_error_headers
@@ -226,7 +247,7 @@ class ResponseChannel:
         await self._send({"type": "http.response.start", "status": 200,
                           "headers": _SSE_HEADERS + self._headers(first)})
         if self._event_store is not None:
-            priming = await self._event_store.store_event(self.stream_id, None)
+            priming = await self._store(None)
             await self._send({"type": "http.response.body", "more_body": True,
                               "body": encode_event("", event=None, event_id=priming, retry=self.retry_interval)})
 
@@ -282,7 +303,7 @@ class ResponseChannel:
 class _HttpSession:
     """A handshake-era session: its ServerSession and the queue feeding its GET stream."""
 
-    __slots__ = ("client", "connections", "get_scope", "get_stream_open", "id", "last_active", "outbox",
+    __slots__ = ("client", "connections", "get_scope", "get_stream_open", "id", "last_active", "outbox", "record",
                  "server_session")
 
     def __init__(self, session_id: str, server_session: ServerSession, outbox: Any, client: Any = None) -> None:
@@ -296,6 +317,8 @@ class _HttpSession:
         self.get_scope: anyio.CancelScope | None = None
         self.connections = 0
         """HTTP exchanges of this session whose client is still connected."""
+        self.record: SessionRecord | None = None
+        """The shared record this replica was last brought up to date with (with a session store)."""
 
     @property
     def busy(self) -> bool:
@@ -323,6 +346,8 @@ class StreamableHTTPSessionManager:
         max_request_body_size: int = DEFAULT_MAX_BODY,
         max_sessions: int | None = h.DEFAULT_MAX_SESSIONS,
         max_sessions_per_client: int | None = h.DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        *,
+        session_store: SessionStore | None = None,
     ) -> None:
         self.app = self.server = app
         """The low-level `Server` whose connections this manager serves."""
@@ -352,6 +377,18 @@ class StreamableHTTPSessionManager:
             stream.close()
         self._closed_read = read_recv
         self._closed_write = write_send
+        shared: Any = getattr(app, "shared_state", None)
+        """`MCPServer(state=...)`: the stores shared by every worker (sessions, events, bus)."""
+        if shared is not None:
+            session_store = session_store if session_store is not None else shared.session_store()
+            if self.event_store is None and shared.resumable:
+                self.event_store = shared.event_store()
+        self.session_store = session_store
+        self._shared: SharedSessions | None = None
+        if session_store is not None:
+            from mcp.server.streamable_http_shared import SharedSessions
+
+            self._shared = SharedSessions(self, session_store, shared)
         from mcp._telemetry import watch_sessions
 
         watch_sessions(self)  # the sessions-open metric reads `session_count` when collected
@@ -382,6 +419,8 @@ class StreamableHTTPSessionManager:
         """End every session and leave the server lifespan."""
         for session in list(self._sessions.values()):
             self._terminate(session)
+        if self._shared is not None:
+            self._shared.close()
         stack, self._lifespan_stack = self._lifespan_stack, None
         if stack is not None:
             await stack.aclose()
@@ -492,6 +531,12 @@ class StreamableHTTPSessionManager:
                     await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: Missing session ID")
                     return
                 owner = self._sessions.get(session_id)
+                if self._shared is not None:
+                    try:
+                        owner = await self._shared.session(session_id, owner)
+                    except StoreUnavailable as exc:
+                        await _send_error(send, 503, request_id, exc.code, exc.message)
+                        return
                 if owner is None:
                     await _send_error(send, 404, request_id, INVALID_REQUEST, "Session not found")
                     return
@@ -517,6 +562,8 @@ class StreamableHTTPSessionManager:
                                   stream_prefix=owner.id if owner is not None else "",
                                   unless_error_headers=session_headers)
         metadata = HttpRequestMetadata(scope, version, channel, owner)
+        if owner is not None and self._shared is not None:
+            channel.before_final = self._shared.committer(owner, new_session is not None, request_id)
         resumable = store is not None
         if resumable:
             self._live[channel.stream_id] = channel
@@ -540,7 +587,7 @@ class StreamableHTTPSessionManager:
                 if resumable:
                     await channel.open_stream()
                 await session.peer.handle(message, metadata)
-                if new_session is not None and session._protocol_version is None:
+                if new_session is not None and (session._protocol_version is None or new_session.id not in self._sessions):
                     self._terminate(new_session)  # initialize failed: no session (before anyone sees the answer)
         finally:
             if resumable:
@@ -578,6 +625,12 @@ class StreamableHTTPSessionManager:
             await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
             return None
         session = self._sessions.get(session_id)
+        if self._shared is not None:
+            try:
+                session = await self._shared.session(session_id, session)
+            except StoreUnavailable as exc:
+                await _send_error(send, 503, None, exc.code, exc.message)
+                return None
         if session is None:
             await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
             return None
@@ -610,6 +663,8 @@ class StreamableHTTPSessionManager:
             async with anyio.create_task_group() as tg:
                 session.get_scope = tg.cancel_scope
                 tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                if self._shared is not None:
+                    tg.start_soon(self._shared.keep_alive, session, tg.cancel_scope)
                 outbox = session.outbox
                 while True:
                     try:
@@ -638,7 +693,11 @@ class StreamableHTTPSessionManager:
         async def collect(event: EventMessage) -> None:
             missed.append(event)
 
-        stream = await store.replay_events_after(last_event_id, collect)
+        try:
+            stream = await store.replay_events_after(last_event_id, collect)
+        except StoreUnavailable as exc:
+            await _send_error(send, 503, None, exc.code, exc.message)
+            return
         if stream is None or not stream.startswith(session.id + "/"):
             await _send_error(send, 404, None, INVALID_REQUEST, "Unknown Last-Event-ID")
             return
@@ -674,6 +733,18 @@ class StreamableHTTPSessionManager:
                 else:
                     await store.replay_events_after(last_seen, collect)  # the request ended meanwhile
                     await emit()
+                    follow: Any = getattr(store, "follow", None)
+                    """A shared store (Redis Streams) can follow a stream another worker is writing."""
+                    if not ended and follow is not None:
+
+                        async def live(event: EventMessage) -> None:
+                            missed.append(event)
+                            await emit()
+
+                        async with anyio.create_task_group() as tg:
+                            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+                            await follow(last_seen, live)
+                            tg.cancel_scope.cancel()
             if attached:
                 assert channel is not None
                 try:
@@ -688,6 +759,11 @@ class StreamableHTTPSessionManager:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:
             pass
+        except StoreUnavailable:  # the stream ends; the client resumes once the store is back
+            logger.warning("resumed stream %s ended: the event store is unreachable", stream)
+            with anyio.CancelScope(shield=True):
+                with suppress(OSError):
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             session.connections -= 1
             session.last_active = time.monotonic()
@@ -696,6 +772,12 @@ class StreamableHTTPSessionManager:
         session = await self._session_for(send, headers)
         if session is None:
             return
+        if self._shared is not None:
+            try:
+                await self._shared.delete(session.id)
+            except StoreUnavailable as exc:
+                await _send_error(send, 503, None, exc.code, exc.message)
+                return
         self._terminate(session)
         await _send_body(send, 200, b"", [])
 
@@ -708,10 +790,14 @@ class StreamableHTTPSessionManager:
                              stateless=True, drop_when_full=True)
 
     async def _new_session(self, client: Any = None) -> _HttpSession | None:
+        return await self._make_session(secrets.token_urlsafe(24), client)
+
+    async def _make_session(self, session_id: str, client: Any = None) -> _HttpSession | None:
+        """A session (or a shared session's replica, counted under no client) under `session_id`;
+        None when the table is full."""
         context = await self._ensure_lifespan()
         if len(self._sessions) >= self.max_sessions and not self._evict_one():
             return None
-        session_id = secrets.token_urlsafe(24)
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
         server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=outbox_send, lifespan_context=context,
                                        drop_when_full=True)

@@ -174,6 +174,9 @@ class Server(Generic[LifespanT]):
         settings); `MCPServer(extensions=...)` fills it."""
         self._server_info_wire: dict[str, Any] | None = None
         self._session_manager: Any = None
+        self.shared_state: Any = None
+        """State shared by several server processes (`mcp.redis.RedisState`, set by
+        `MCPServer(state=...)`): the Streamable HTTP session manager takes its stores from it."""
         self._chain_cache: tuple[tuple[ServerMiddleware[Any], ...], CallNext] | None = None
         self._register_builtins(on_ping)
         for keyword, handler in handlers.items():

@@ -189,6 +189,8 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
         if server is None:
             return
         await server._publish(ResourceUpdated(uri=uri))
+        if server._sessions_shared:
+            return  # the shared bus carries it to the subscribed sessions' GET streams, on every worker
         for session in list(server._subscribed_sessions):
             if uri in session.subscribed_uris:
                 await session.send_resource_updated(uri)

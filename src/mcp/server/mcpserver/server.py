@@ -52,11 +52,18 @@ def lifespan_wrapper(
 
     @asynccontextmanager
     async def wrapped(_server: Any) -> AsyncIterator[Any]:
-        if lifespan is None:
-            yield {}
-        else:
-            async with lifespan(app) as state:
-                yield state
+        shared = app._state
+        if shared is not None:
+            await shared.start(app)  # reachable, and consistent with the other replicas (logged)
+        try:
+            if lifespan is None:
+                yield {}
+            else:
+                async with lifespan(app) as state:
+                    yield state
+        finally:
+            if shared is not None:
+                await shared.stop()
 
     return wrapped
 
@@ -108,6 +115,7 @@ class MCPServer(Generic[LifespanT]):
         middleware: list[Any] | None = None,
         page_size: int | None = None,
         mask_error_details: bool = True,
+        state: Any = None,
         **unexpected: Any,
     ) -> None:
         if unexpected:
@@ -151,6 +159,11 @@ class MCPServer(Generic[LifespanT]):
         self._prompt_manager: Any = None
         self._completion: Any = None
         self._custom_routes: list[Any] = []
+        self._state = state
+        """Shared by every replica of this server (`mcp.redis.RedisState`): sessions, the change
+        bus, SSE events and tasks live there; checked and connected when the server starts."""
+        if subscriptions is None and state is not None:
+            subscriptions = state.subscription_bus()
         self._bus = subscriptions if subscriptions is not None else InMemorySubscriptionBus()
         self._listen = ListenHandler(self._bus)
         self._subscribed_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
@@ -185,6 +198,7 @@ class MCPServer(Generic[LifespanT]):
         table["prompts/get"].planner = bind(handlers.plan_get_prompt, self)
         self._lowlevel_server._capability_hook = self._capabilities
         self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
+        self._lowlevel_server.shared_state = state
         if middleware:
             self._lowlevel_server.middleware.extend(middleware)
         for tool in tools or ():
@@ -196,6 +210,11 @@ class MCPServer(Generic[LifespanT]):
             from mcp.server.extension import install_extensions
 
             install_extensions(self, self._extensions)
+            if state is not None:
+                for extension in self._extensions:
+                    share = getattr(extension, "use_shared_state", None)
+                    if share is not None:
+                        share(state)
         logging.basicConfig(level=getattr(logging, log_level, logging.INFO))
 
     @property
@@ -470,6 +489,13 @@ class MCPServer(Generic[LifespanT]):
 
     async def _publish(self, event: Any) -> None:
         await self._bus.publish(event)
+
+    @property
+    def _sessions_shared(self) -> bool:
+        """Handshake-era HTTP sessions are shared through `state=`: resource updates reach them
+        from the shared bus (on the worker holding each GET stream), not from this process's list."""
+        manager = self._lowlevel_server._session_manager
+        return self._state is not None and manager is not None and manager.session_store is not None
 
     # -- running ------------------------------------------------------------------------------
 

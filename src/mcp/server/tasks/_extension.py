@@ -31,7 +31,10 @@ questions may be outstanding; each key is answered on its own). `tasks/cancel` m
 `cancelled` at once and cancels its work (a sync tool on a worker thread sees `ctx.cancelled`).
 A task sends no progress or log notifications (SEP-2663); `notifications/tasks` is not sent.
 The running work, its outstanding questions and its cancel scope live in this process; the
-`TaskStore` only holds what `tasks/get` reports.
+`TaskStore` only holds what `tasks/get` reports. A store shared by several processes
+(`MCPServer(state=RedisState...)` installs `mcp.redis.RedisTaskStore`) may also relay signals: a
+`tasks/cancel` or `tasks/update` answered by a process that is not running the task is sent on to
+the one that is.
 """
 
 from __future__ import annotations
@@ -209,6 +212,7 @@ class TaskRun:
         self.begun = True
         self.created = state
         self.tasks._running[self.task_id] = self
+        self.tasks._listen_for_signals()
         if self.scope is not None:
             self.scope.deadline = anyio.current_time() + self.ttl_ms / 1000
         self.decided.set()
@@ -353,6 +357,9 @@ class Tasks(Extension):
         if poll_interval_ms is not None:
             _check_ms("poll_interval_ms", poll_interval_ms)
         self.store: TaskStore = store if store is not None else InMemoryTaskStore()
+        self._own_store = store is None
+        self._unsignal: Callable[[], None] | None = None
+        self._relayed: set[Any] = set()
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self._tools: list[ToolBinding] = []
@@ -430,6 +437,38 @@ class Tasks(Extension):
 
         task_tool.__annotations__ = dict(hints)
         return task_tool
+
+    # -- shared state (several server processes) -------------------------------------------------
+
+    def use_shared_state(self, state: Any) -> None:
+        """`MCPServer(state=...)`: keep tasks in the shared store, unless one was given."""
+        if self._own_store:
+            self.store = state.task_store()
+            self._own_store = False
+
+    def _listen_for_signals(self) -> None:
+        on_signal = getattr(self.store, "on_signal", None)
+        if on_signal is not None and self._unsignal is None:
+            self._unsignal = on_signal(self._on_signal)
+
+    def _on_signal(self, task_id: str, op: str, data: dict[str, Any]) -> None:
+        """Another process answered `tasks/cancel` or `tasks/update` for a task running here."""
+        run = self._running.get(task_id)
+        if run is None:
+            return
+        if op == "cancel":
+            run.cancel()
+        elif isinstance(data.get("responses"), dict):
+            import asyncio
+
+            job = asyncio.get_running_loop().create_task(run.deliver(data["responses"]))
+            self._relayed.add(job)
+            job.add_done_callback(self._relayed.discard)
+
+    async def _relay(self, task_id: str, op: str, data: dict[str, Any] | None = None) -> None:
+        signal = getattr(self.store, "signal", None)
+        if signal is not None:
+            await signal(task_id, op, data)
 
     # -- Extension ------------------------------------------------------------------------------
 
@@ -546,6 +585,8 @@ class Tasks(Extension):
         run = self._running.get(state.task_id)
         if run is not None and not state.terminal:
             await run.deliver(responses)  # pyright: ignore[reportUnknownArgumentType]
+        elif not state.terminal:
+            await self._relay(state.task_id, "deliver", {"responses": responses})  # running in another process
         return EmptyResult()
 
     async def _cancel(self, ctx: Any, params: Any) -> Any:
@@ -558,6 +599,8 @@ class Tasks(Extension):
             run = self._running.get(state.task_id)
             if run is not None:
                 run.cancel()
+            else:
+                await self._relay(state.task_id, "cancel")  # running in another process
         return EmptyResult()
 
     # -- lifetime -----------------------------------------------------------------------------
