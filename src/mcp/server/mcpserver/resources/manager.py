@@ -256,10 +256,14 @@ def _check_static_signature(fn: Callable[..., Any], uri: str) -> None:
     if not parameters:
         return
     hints = resolve_hints(fn)
-    context = [p for p in parameters if is_context_annotation(hints.get(p))]
-    if context:
+    others = {p for p in parameters if not is_context_annotation(hints.get(p))}
+    if others:  # the official wording, as for the Context case below
         raise ValueError(
-            f"Resource {uri!r} has no URI parameters, so its function cannot take a Context "
-            f"(parameter {context[0]!r}); only resource templates receive one"
+            f"Resource {uri!r} has no URI template variables, but the handler declares parameters {others}. "
+            "Add matching {...} variables to the URI or remove the parameters."
         )
-    raise ValueError(f"Mismatch between URI parameters set() and function parameters {set(parameters)}")
+    raise ValueError(
+        f"Resource {uri!r} has no URI template variables, but the handler declares a Context parameter. "
+        "Context injection for static resources is not supported. "
+        "Add a template variable to the URI or remove the Context parameter."
+    )
