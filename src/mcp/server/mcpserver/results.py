@@ -2,7 +2,8 @@
 
 At registration `compile_output` reads the return annotation once and picks an `OutputPlan`:
 
-- no annotation, `structured_output=False`, content blocks/media/`CallToolResult` -> text only;
+- no annotation, `structured_output=False`, content blocks/media/`CallToolResult` -> text only
+  (`structured_output=True` forces the content-block classes' own schema; media still refuse);
 - a BaseModel, TypedDict, dataclass or class with annotated fields -> its own object schema,
   not wrapped;
 - `dict[str, X]` -> an object schema titled `<fn>DictOutput`, not wrapped;
@@ -95,9 +96,15 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
     if bare is None:
         bare = annotation = type(None)
     if _is_content_like(bare):
-        if structured_output:
+        if not structured_output:
+            return UNSTRUCTURED
+        # Forced: the content-block classes are models and get their schema as any model does
+        # (bare, or wrapped as list items / union arms); a `CallToolResult` is the result itself,
+        # and the media helpers have no schema at all.
+        if _is_class(bare) and bare.__name__ == "CallToolResult" and bare.__module__.startswith("mcp.types"):
+            return UNSTRUCTURED
+        if _mentions_media(bare):
             raise InvalidSignature(f"Function {fn_name}: return type {annotation} is not serializable for structured output")
-        return UNSTRUCTURED
     if bare in _FAST_SCALARS and bare is annotation:
         schema = {"properties": {"result": {"title": "Result", "type": _FAST_SCALARS[bare]}}, "required": ["result"],
                   "title": f"{fn_name}Output", "type": "object"}
@@ -196,6 +203,16 @@ def _is_content_like(annotation: Any) -> bool:
     ):
         return any(_is_content_like(_strip_annotated(a)) for a in args)
     return False
+
+
+def _mentions_media(annotation: Any) -> bool:
+    """`Image` or `Audio` (or `CallToolResult`) anywhere in the annotation: no schema can describe them."""
+    if _is_class(annotation):
+        from mcp.server.mcpserver.media import Audio, Image
+
+        return issubclass(annotation, Image | Audio) or (
+            annotation.__name__ == "CallToolResult" and annotation.__module__.startswith("mcp.types"))
+    return any(_mentions_media(_strip_annotated(a)) for a in get_args(annotation) if a is not Ellipsis)
 
 
 # -- plans (built on first use) -------------------------------------------------------------------------
