@@ -29,6 +29,7 @@ from mcp.types import ResourceTemplate as WireResourceTemplate
 __all__ = ["ResourceManager"]
 
 logger = logging.getLogger("mcp.server.resources")
+_duplicates_logger = logging.getLogger("mcp.server.mcpserver.resources.resource_manager")  # the official name, quoted by the docs
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -58,7 +59,7 @@ class ResourceManager:
         existing = self._resources.get(resource.uri)
         if existing is not None:
             if self.warn_on_duplicate_resources:
-                logger.warning("Resource already exists: %s", resource.uri)
+                _duplicates_logger.warning("Resource already exists: %s", resource.uri)
             return existing
         self._resources[resource.uri] = resource
         return resource
@@ -91,7 +92,7 @@ class ResourceManager:
         existing = self._templates.get(template.uri_template)
         if existing is not None:
             if self.warn_on_duplicate_resources:
-                logger.warning("Resource already exists: %s", template.uri_template)
+                _duplicates_logger.warning("Resource already exists: %s", template.uri_template)
             return existing
         self._templates[template.uri_template] = template
         return template
