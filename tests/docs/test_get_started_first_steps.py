@@ -48,7 +48,7 @@ if __name__ == "__main__":
 
 def notebook() -> MCPServer:
     namespace: dict[str, object] = {"__name__": "notebook"}
-    exec(compile(SOURCE, "notebook.py", "exec"), namespace)  # noqa: S102 - the page's one-file server
+    exec(compile(SOURCE, "notebook.py", "exec"), namespace)
     server = namespace["mcp"]
     assert isinstance(server, MCPServer)
     return server

@@ -11,8 +11,8 @@ import pytest
 from docskit import serve_http, stdio_script
 
 from mcp import Client
-from mcp.client.sse import sse_client
 from mcp.client.session import ClientSession
+from mcp.client.sse import sse_client
 from mcp.server import MCPServer
 
 pytestmark = pytest.mark.anyio
@@ -42,7 +42,7 @@ if __name__ == "__main__":
 
 def hello_server() -> MCPServer:
     namespace: dict[str, object] = {"__name__": "hello"}
-    exec(compile(SOURCE, "hello.py", "exec"), namespace)  # noqa: S102 - the page's one-file server
+    exec(compile(SOURCE, "hello.py", "exec"), namespace)
     server = namespace["mcp"]
     assert isinstance(server, MCPServer)
     return server

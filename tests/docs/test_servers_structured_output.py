@@ -101,7 +101,7 @@ def gauges() -> MCPServer:
     return mcp
 
 
-async def call(mcp: MCPServer, name: str):  # noqa: ANN201
+async def call(mcp: MCPServer, name: str):
     async with Client(mcp) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         return tools[name], await client.call_tool(name, {})

@@ -77,7 +77,7 @@ async def test_an_error_leaving_the_client_block_is_the_error_itself_and_inside_
 
 async def test_a_client_used_outside_async_with_refuses_every_method() -> None:
     client = Client(weather())
-    with pytest.raises(RuntimeError, match="^Client must be used within an async context manager$"):
+    with pytest.raises(RuntimeError, match=r"^Client must be used within an async context manager$"):
         await client.list_tools()
 
 
@@ -185,7 +185,7 @@ async def test_a_real_hostname_gets_421_three_ways_and_the_allowlist_fixes_it(ca
             assert response.headers.get("content-type") is None
             assert "Invalid Host header: mcp.example.com" in caplog.messages
             # Ours names the refusal (the official client says only "Server returned an error response").
-            with pytest.raises(MCPError, match="^HTTP 421 Misdirected Request: Invalid Host header$"):
+            with pytest.raises(MCPError, match=r"^HTTP 421 Misdirected Request: Invalid Host header$"):
                 async with Client(streamable_http_client(f"{base}/mcp", http_client=raw)):
                     pass
             origin = await raw.post(f"{base}/mcp", json=INITIALIZE,
@@ -196,11 +196,11 @@ async def test_a_real_hostname_gets_421_three_ways_and_the_allowlist_fixes_it(ca
                                       allowed_origins=["https://mcp.example.com"])
     with serve_http(lambda: weather().streamable_http_app(transport_security=allow)) as base:
         for host in ("mcp.example.com", "mcp.example.com:8443"):
-            async with httpx.AsyncClient(headers={"host": host}) as http:
-                async with Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:
-                    assert client.protocol_version == "2026-07-28"
-                    assert (await client.call_tool("forecast", {"city": "Oslo"})).structured_content == {
-                        "result": "Oslo: snow."}
+            async with httpx.AsyncClient(headers={"host": host}) as http, \
+                    Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client:
+                assert client.protocol_version == "2026-07-28"
+                assert (await client.call_tool("forecast", {"city": "Oslo"})).structured_content == {
+                    "result": "Oslo: snow."}
 
 
 async def test_a_mounted_app_serves_without_the_host_lifespan_and_with_the_documented_fix() -> None:
@@ -227,7 +227,7 @@ async def test_a_mounted_app_serves_without_the_host_lifespan_and_with_the_docum
 
 async def test_the_session_manager_exists_only_after_the_app_is_built() -> None:
     mcp = weather()
-    with pytest.raises(Exception):  # noqa: B017, PT011 - no manager before the app exists
+    with pytest.raises(Exception):  # noqa: B017 - no manager before the app exists
         _ = mcp.session_manager
     mcp.streamable_http_app()
     async with mcp.session_manager.run():
@@ -283,9 +283,8 @@ async def test_a_request_state_this_server_did_not_seal_is_refused_with_the_reas
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     async with Client(weather()) as client:
-        with caplog.at_level(logging.WARNING, logger="mcp.server.request_state"):
-            with pytest.raises(MCPError) as raised:
-                await client.call_tool("forecast", {"city": "Oslo"}, request_state="round-1-from-worker-a")
+        with caplog.at_level(logging.WARNING, logger="mcp.server.request_state"), pytest.raises(MCPError) as raised:
+            await client.call_tool("forecast", {"city": "Oslo"}, request_state="round-1-from-worker-a")
         assert (raised.value.error.code, raised.value.error.message, raised.value.error.data) == (
             INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"})
     assert "requestState rejected on tools/call: malformed" in caplog.messages
@@ -296,9 +295,8 @@ async def test_a_token_sealed_by_another_process_key_is_an_unknown_key(caplog: p
     assert other.codec is not None
     token = other.codec.seal(b"{}")
     async with Client(weather()) as client:
-        with caplog.at_level(logging.WARNING, logger="mcp.server.request_state"):
-            with pytest.raises(MCPError):
-                await client.call_tool("forecast", {"city": "Oslo"}, request_state=token)
+        with caplog.at_level(logging.WARNING, logger="mcp.server.request_state"), pytest.raises(MCPError):
+            await client.call_tool("forecast", {"city": "Oslo"}, request_state=token)
     assert "requestState rejected on tools/call: unknown key" in caplog.messages
 
 

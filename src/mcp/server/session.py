@@ -683,12 +683,13 @@ def _check_tool_schemas(wire: Any) -> None:
     schema of `"type": "object"`, as the spec requires in every revision: a hand-built
     `Tool(input_schema={})` is refused as officially (-32603 "Handler returned an invalid result",
     the reason in the log) rather than sent to clients that then reject the whole list."""
-    for tool in wire.get("tools") or ():
+    tools: Any = cast("dict[str, Any]", wire).get("tools") if isinstance(wire, dict) else None
+    for tool in cast("list[Any]", tools or []):
+        entry = cast("dict[str, Any]", tool) if isinstance(tool, dict) else {}
         for key in ("inputSchema", "outputSchema"):
-            schema = tool.get(key) if isinstance(tool, dict) else None
+            schema: Any = entry.get(key)
             if key == "outputSchema" and schema is None:
                 continue
-            if not isinstance(schema, dict) or schema.get("type") != "object":
-                name = tool.get("name") if isinstance(tool, dict) else None
-                logger.error("tools/list: tool %r has an %s without \"type\": \"object\"", name, key)
+            if not isinstance(schema, dict) or cast("dict[str, Any]", schema).get("type") != "object":
+                logger.error("tools/list: tool %r has an %s without \"type\": \"object\"", entry.get("name"), key)
                 raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result")

@@ -905,7 +905,7 @@ async def _send_body(send: Send, status: int, body: bytes, headers: list[tuple[b
     await send({"type": "http.response.body", "body": body})
 
 
-async def _send_text(send: Send, status: int, text: str) -> None:
+async def _send_text(send: Send, status: int, text: str) -> None:  # pyright: ignore[reportUnusedFunction]  # mcp.server.sse
     await _send_body(send, status, text.encode(), [(b"content-type", b"text/plain; charset=utf-8")])
 
 
