@@ -178,7 +178,8 @@ async def test_a_legacy_client_gets_the_list_changed_notification_over_http() ->
     async def on_message(message: Any) -> None:
         if isinstance(message, PromptListChangedNotification):
             received.append(message)
-            got.set()
+            if len(received) == 2:  # see below: ours tells a legacy caller from both calls
+                got.set()
 
     with serve_http(lambda: menu_with_saving().streamable_http_app()) as base:
         async with Client(f"{base}/mcp", mode="legacy", message_handler=on_message) as client:
