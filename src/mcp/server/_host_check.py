@@ -5,7 +5,12 @@ per request without importing the model (`mcp.server.transport_security` is its 
 from __future__ import annotations
 
 import functools
+import logging
 from typing import Any
+
+# The refusals are logged under the official module's name, where the troubleshooting page sends
+# operators ("WARNING mcp.server.transport_security: Invalid Host header: <host>").
+logger = logging.getLogger("mcp.server.transport_security")
 
 LOCALHOST_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 LOCALHOST_ALLOWED_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]")
@@ -47,7 +52,9 @@ def check(settings: Any, host: str | None, origin: str | None) -> tuple[int, str
     if settings is None or not settings.enable_dns_rebinding_protection:
         return None
     if not host_allowed(settings, host):
+        logger.warning("Invalid Host header: %s", host)
         return 421, "Invalid Host header"
     if not origin_allowed(settings, origin):
+        logger.warning("Invalid Origin header: %s", origin)
         return 403, "Invalid Origin header"
     return None

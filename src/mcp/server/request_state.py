@@ -36,7 +36,8 @@ _MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
 
 class InvalidRequestState(Exception):
-    """A token this server did not mint, or one that no longer verifies (reason in the message)."""
+    """A token this server did not mint, or one that no longer verifies. The message is a short
+    log-only reason code (`malformed`, `unknown key`, `seal`), as officially; never sent on the wire."""
 
 
 class RequestStateCodec(Protocol):
@@ -52,7 +53,7 @@ def _b64d(text: str) -> bytes:
     try:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, TypeError):
-        raise InvalidRequestState("not base64url") from None
+        raise InvalidRequestState("malformed") from None
 
 
 class HMACRequestStateCodec:
@@ -89,16 +90,16 @@ class HMACRequestStateCodec:
     def unseal(self, token: str) -> bytes:
         raw = _b64d(token)
         if len(raw) < 1 + 4 + 16 + 32 or raw[:1] != _VERSION:
-            raise InvalidRequestState("malformed token")
+            raise InvalidRequestState("malformed")
         body, tag = raw[:-32], raw[-32:]
         key_id, nonce, cipher = body[1:5], body[5:21], body[21:]
         for candidate_id, enc, mac in self._keys:
             if hmac.compare_digest(candidate_id, key_id):
                 if not hmac.compare_digest(hmac.new(mac, body, hashlib.sha256).digest(), tag):
-                    raise InvalidRequestState("authentication tag mismatch (tampered)")
+                    raise InvalidRequestState("seal")
                 stream = self._keystream(enc, nonce, len(cipher))
                 return bytes(a ^ b for a, b in zip(cipher, stream, strict=True))
-        raise InvalidRequestState("sealed under an unknown key")
+        raise InvalidRequestState("unknown key")
 
 
 class AESGCMRequestStateCodec:
@@ -139,20 +140,20 @@ class AESGCMRequestStateCodec:
 
     def unseal(self, token: str) -> bytes:
         if not token.startswith(self._PREFIX):
-            raise InvalidRequestState("malformed token")
+            raise InvalidRequestState("malformed")
         raw = _b64d(token[len(self._PREFIX):])
         if len(raw) < 4 + 12 + 16:
-            raise InvalidRequestState("malformed token")
+            raise InvalidRequestState("malformed")
         kid, nonce, sealed = raw[:4], raw[4:16], raw[16:]
         aead = self._ring.get(kid)
         if aead is None:
-            raise InvalidRequestState("sealed under an unknown key")
+            raise InvalidRequestState("unknown key")
         from cryptography.exceptions import InvalidTag
 
         try:
             return cast("bytes", aead.decrypt(nonce, sealed, self._PREFIX.encode() + kid))
         except InvalidTag:
-            raise InvalidRequestState("authentication tag mismatch (tampered)") from None
+            raise InvalidRequestState("seal") from None
 
 
 def _check_length(index: int, key: bytes) -> None:
@@ -209,8 +210,10 @@ class RequestStateSecurity:
         return cls(keys=[os.urandom(32)], ttl=ttl, audience=audience, _ephemeral=True)
 
 
-def _invalid(reason: str) -> MCPError:
-    logger.warning("rejected requestState: %s", reason)
+def _invalid(method: str, reason: str) -> MCPError:
+    """The frozen wire error; the reason goes to the log in the official wording
+    (`requestState rejected on tools/call: malformed`), which the troubleshooting page quotes."""
+    logger.warning("requestState rejected on %s: %s", method, reason)
     return MCPError(INVALID_PARAMS, INVALID_STATE_MESSAGE, {"reason": "invalid_request_state"})
 
 
@@ -246,27 +249,30 @@ class RequestStateBoundary:
         if token is None:
             return None, None
         if not isinstance(token, str):
-            raise _invalid("requestState is not a string")
+            raise _invalid(method, "non-string requestState")
         codec = self.security.codec
         assert codec is not None
         try:
             payload = json.loads(codec.unseal(token))
         except InvalidRequestState as exc:
-            raise _invalid(str(exc)) from None
+            raise _invalid(method, str(exc)) from None
         except (ValueError, UnicodeDecodeError):
-            raise _invalid("undecodable payload") from None
+            raise _invalid(method, "malformed") from None
+        except Exception:  # deny on error: a buggy custom codec fails closed, not with -32603
+            logger.exception("requestState codec raised during unseal on %s", method)
+            raise _invalid(method, "codec error") from None
         if not isinstance(payload, dict):
-            raise _invalid("payload is not an object")
+            raise _invalid(method, "malformed")
         payload = cast("dict[str, Any]", payload)
         if payload.get("aud") != self.audience:
-            raise _invalid(f"audience {payload.get('aud')!r} is not {self.audience!r}")
+            raise _invalid(method, "audience")
         expires = payload.get("exp")
         if not isinstance(expires, int | float) or expires < time.time():
-            raise _invalid("expired")
+            raise _invalid(method, "expired")
         if payload.get("bind") != request_binding(method, params):
-            raise _invalid("replayed against a different request or arguments")
+            raise _invalid(method, "request binding")
         if payload.get("p") != _principal(self.security, ctx):
-            raise _invalid("minted for a different principal")
+            raise _invalid(method, "principal")
         return payload.get("s"), payload.get("r")
 
     def seal(self, ctx: Any, method: str, params: dict[str, Any], user_state: str | None, framework_state: Any) -> str:

@@ -411,6 +411,8 @@ class ServerSession:
         else:
             serializer = _result_serializers.get(result.__class__) or _result_serializer(method, result, version)
             wire = serializer.to_python(result, mode="json", by_alias=True, exclude_none=True)
+        if method == "tools/list":
+            _check_tool_schemas(wire)
         if version in MODERN_VERSIONS:
             wire = dict(wire)
             wire.setdefault("resultType", "complete")
@@ -695,3 +697,20 @@ def validate_params(params_type: Any, params: dict[str, Any] | None) -> Any:
         return params_type.model_validate(params if params is not None else {})
     except ValueError as exc:  # pydantic's ValidationError
         raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+
+
+def _check_tool_schemas(wire: Any) -> None:
+    """Every listed tool's `inputSchema` (and `outputSchema`, when given) must be a JSON object
+    schema of `"type": "object"`, as the spec requires in every revision: a hand-built
+    `Tool(input_schema={})` is refused as officially (-32603 "Handler returned an invalid result",
+    the reason in the log) rather than sent to clients that then reject the whole list."""
+    tools: Any = cast("dict[str, Any]", wire).get("tools") if isinstance(wire, dict) else None
+    for tool in cast("list[Any]", tools or []):
+        entry = cast("dict[str, Any]", tool) if isinstance(tool, dict) else {}
+        for key in ("inputSchema", "outputSchema"):
+            schema: Any = entry.get(key)
+            if key == "outputSchema" and schema is None:
+                continue
+            if not isinstance(schema, dict) or cast("dict[str, Any]", schema).get("type") != "object":
+                logger.error("tools/list: tool %r has an %s without \"type\": \"object\"", entry.get("name"), key)
+                raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result")

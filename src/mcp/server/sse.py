@@ -20,6 +20,7 @@ from mcp.server.streamable_http import (
     _headers,
     _read_body,
     _send_body,
+    _send_refusal,
     _send_text,
 )
 from mcp.shared.message import SessionMessage
@@ -87,7 +88,7 @@ class SseServerTransport:
         headers = _headers(scope)
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
-            await _send_text(send, *rejected)
+            await _send_refusal(send, *rejected)
             raise ValueError("Request validation failed")
         session_id = secrets.token_hex(16)
         in_send, in_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
@@ -143,7 +144,7 @@ class SseServerTransport:
         headers = _headers(scope)
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
-            await _send_text(send, *rejected)
+            await _send_refusal(send, *rejected)
             return
         lifespan_context = await self._ensure_lifespan()
         async with self.connect_sse(scope, receive, send) as (read_stream, write_stream):
@@ -153,7 +154,7 @@ class SseServerTransport:
         headers = _headers(scope)
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
-            await _send_text(send, *rejected)
+            await _send_refusal(send, *rejected)
             return
         query = scope.get("query_string", b"").decode()
         session_id = next((part[11:] for part in query.split("&") if part.startswith("session_id=")), None)

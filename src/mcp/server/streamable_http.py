@@ -441,7 +441,7 @@ class StreamableHTTPSessionManager:
         headers = _headers(scope)
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
-            await _send_text(send, rejected[0], rejected[1])
+            await _send_refusal(send, rejected[0], rejected[1])
             return
         self._sweep()
         method = scope["method"]
@@ -538,7 +538,7 @@ class StreamableHTTPSessionManager:
                         await _send_error(send, 503, request_id, exc.code, exc.message)
                         return
                 if owner is None:
-                    await _send_error(send, 404, request_id, INVALID_REQUEST, "Session not found")
+                    await _unknown_session(send, session_id)
                     return
                 self._touch(owner)
             assert owner is not None
@@ -632,7 +632,7 @@ class StreamableHTTPSessionManager:
                 await _send_error(send, 503, None, exc.code, exc.message)
                 return None
         if session is None:
-            await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
+            await _unknown_session(send, session_id)
             return None
         if version is not None and version not in HANDSHAKE_VERSIONS:
             await _send_error(send, 400, None, INVALID_REQUEST, f"Bad Request: unsupported protocol version {version}")
@@ -1007,8 +1007,22 @@ async def _send_body(send: Send, status: int, body: bytes, headers: list[tuple[b
     await send({"type": "http.response.body", "body": body})
 
 
-async def _send_text(send: Send, status: int, text: str) -> None:
+async def _send_text(send: Send, status: int, text: str) -> None:  # pyright: ignore[reportUnusedFunction]  # mcp.server.sse
     await _send_body(send, status, text.encode(), [(b"content-type", b"text/plain; charset=utf-8")])
+
+
+async def _unknown_session(send: Send, session_id: str) -> None:
+    """404 for a session id this process never issued (or evicted): a JSON-RPC body with a null id
+    and an INFO log line, both as officially (the troubleshooting page quotes them). A server
+    restart makes these in bursts, hence INFO, not WARNING."""
+    logger.info("Rejected request with unknown or expired session ID: %s", session_id[:64])
+    await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
+
+
+async def _send_refusal(send: Send, status: int, text: str) -> None:
+    """The DNS-rebinding refusal (421 Invalid Host header / 403 Invalid Origin header) with no
+    Content-Type, as officially: the troubleshooting page tells users the body is not JSON-RPC."""
+    await _send_body(send, status, text.encode(), [])
 
 
 async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str, data: Any = None) -> None:

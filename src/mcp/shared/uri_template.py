@@ -288,6 +288,7 @@ def _parse(template: str, max_variables: int) -> list[str | _Expression]:
     count = 0
     seen: set[str] = set()
     multi_segment: list[str] = []
+    query_seen = False
     pos = 0
     length = len(template)
     while pos < length:
@@ -306,9 +307,7 @@ def _parse(template: str, max_variables: int) -> list[str | _Expression]:
             break
         close = template.find("}", brace + 1)
         if close < 0:
-            raise InvalidUriTemplate(
-                f"Unclosed '{{' at position {brace} in URI template {template!r}", template=template, position=brace
-            )
+            raise InvalidUriTemplate(f"Unclosed expression at position {brace}", template=template, position=brace)
         expression = _parse_expression(template, template[brace + 1 : close], brace)
         count += len(expression.variables)
         if count > max_variables:
@@ -324,7 +323,7 @@ def _parse(template: str, max_variables: int) -> list[str | _Expression]:
         for variable in expression.variables:
             if variable.name in seen:
                 raise InvalidUriTemplate(
-                    f"Variable {variable.name!r} appears twice in URI template {template!r}",
+                    f"Variable {variable.name!r} appears more than once; repeated variables are not supported",
                     template=template,
                     position=brace,
                 )
@@ -338,6 +337,15 @@ def _parse(template: str, max_variables: int) -> list[str | _Expression]:
                 template=template,
                 position=brace,
             )
+        if expression.operator == "?":
+            if query_seen:  # two `?` would expand to a URI with two query strings
+                raise InvalidUriTemplate(
+                    "Template contains more than one {?...} expression; "
+                    "use {?a,b} or {?a}{&b} for multiple query parameters",
+                    template=template,
+                    position=brace,
+                )
+            query_seen = True
         parts.append(expression)
         pos = close + 1
     return parts
@@ -350,29 +358,24 @@ def _parse_expression(template: str, body: str, position: int) -> _Expression:
         return InvalidUriTemplate(message, template=template, position=position)
 
     if not body:
-        raise invalid(f"Empty {where}")
+        raise invalid(f"Empty expression at position {position}")
     operator = ""
     if body[0] in _OPERATORS:
         operator, body = body[0], body[1:]
     elif body[0] in _RESERVED_OPERATORS:
         raise invalid(f"Operator {body[0]!r} is reserved by RFC 6570 and not supported: {where}")
     if not body:
-        raise invalid(f"No variable in {where}")
+        raise invalid(f"Expression has operator but no variables at position {position}")
     variables: list[Variable] = []
     for spec in body.split(","):
+        if ":" in spec:
+            raise invalid(f"Prefix modifier {{var:N}} is not supported (in {spec!r} at position {position})")
         explode = spec.endswith("*")
         name = spec[:-1] if explode else spec
-        if ":" in name:
-            raise invalid(f"The prefix modifier (':') is not supported: {where}")
         if not _VARNAME.fullmatch(name):
-            raise invalid(f"Invalid variable name {name!r} in {where}")
-        if explode:
-            if operator in ("?", "&"):
-                raise invalid(f"Query explode ({{{operator}var*}}) is not supported: {where}")
-            if operator not in _EXPLODABLE:
-                raise invalid(
-                    f"The explode modifier ('*') is only supported with the '/', '.' and ';' operators: {where}"
-                )
+            raise invalid(f"Invalid variable name {name!r} at position {position}")
+        if explode and operator not in _EXPLODABLE:  # `{?var*}` included: no order-free query matching
+            raise invalid(f"Explode modifier on {{{operator}{name}*}} is not supported for matching")
         variables.append(Variable(name, cast(Operator, operator), explode))
     if len(variables) > 1 and any(v.explode for v in variables):
         raise invalid(f"An exploded variable must be alone in its expression: {where}")

@@ -62,8 +62,8 @@ async def test_an_error_echoing_a_lone_surrogate_id_is_still_answered(wire: str)
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
             body = raw(request("SURROGATE", "tools/list"), "SURROGATE")
-            response = await client.post("/mcp", content=body, headers=legacy_headers("no-such-session"))
-            assert response.status_code == 404
+            response = await client.post("/mcp", content=body, headers=legacy_headers())  # no session id: 400
+            assert response.status_code == 400
             assert json.loads(response.content)["id"] == LONE
 
 

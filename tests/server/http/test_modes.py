@@ -319,7 +319,7 @@ async def test_deleting_a_session_ends_it_and_its_get_stream(wire: str) -> None:
 
             after = await client.post("/mcp", json=tool_call(3, "echo", {"text": "x"}), headers=legacy_headers(session_id))
             assert after.status_code == 404
-            assert after.json()["id"] == 3
+            assert after.json()["error"]["message"] == "Session not found"
             assert (await client.get("/mcp", headers=legacy_headers(session_id, accept="text/event-stream"))).status_code == 404
             assert (await client.delete("/mcp", headers=legacy_headers(session_id))).status_code == 404
 
@@ -337,7 +337,8 @@ async def test_an_unknown_session_is_404_and_a_missing_session_id_is_400(wire: s
             missing = legacy_headers()
             response = await client.post("/mcp", json=call, headers=unknown)
             assert response.status_code == 404
-            assert response.json()["id"] == 5
+            assert response.json() == {"jsonrpc": "2.0", "id": None,  # as officially (the troubleshooting page)
+                                       "error": {"code": -32600, "message": "Session not found"}}
             assert (await client.get("/mcp", headers={**unknown, "accept": "text/event-stream"})).status_code == 404
             assert (await client.delete("/mcp", headers=unknown)).status_code == 404
 

@@ -183,7 +183,7 @@ def test_a_static_resource_function_may_not_take_parameters() -> None:
     def fn(user_id: str) -> str:
         return user_id
 
-    with pytest.raises(ValueError, match=r"Mismatch between URI parameters set\(\) and function parameters \{'user_id'\}"):
+    with pytest.raises(ValueError, match=r"no URI template variables, but the handler declares parameters \{'user_id'\}"):
         manager.resource_decorator_target(fn, "users://me")
 
 
@@ -193,7 +193,7 @@ def test_a_static_resource_function_may_not_take_a_context() -> None:
     def fn(ctx: Context) -> str:
         return "x"
 
-    with pytest.raises(ValueError, match="cannot take a Context"):
+    with pytest.raises(ValueError, match="Context injection for static resources is not supported"):
         manager.resource_decorator_target(fn, "config://app")
 
 
@@ -247,7 +247,7 @@ def test_a_query_parameter_needs_a_default() -> None:
     def reviews(isbn: str, limit: int) -> str:
         return isbn
 
-    with pytest.raises(ValueError, match=r"'limit'.*needs a default"):
+    with pytest.raises(ValueError, match=r"query parameter\(s\) \['limit'\] have no default value"):
         ResourceManager().resource_decorator_target(reviews, "reviews://{isbn}{?limit}")
 
 

@@ -355,7 +355,7 @@ async def get_prompt(server: MCPServer, ctx: ServerRequestContext[Any], params: 
         try:
             return await server._prompts.render_prompt(params.name, params.arguments, new_context(ctx, server))
         except PromptRenderingFailed as exc:
-            raise _prompt_crashed(exc) from None
+            raise _prompt_crashed(exc, reveal=getattr(ctx.session, "raise_exceptions", False)) from None
         except ValueError as exc:
             raise MCPError(INVALID_PARAMS, str(exc)) from None
 
@@ -388,11 +388,13 @@ def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
     return job
 
 
-def _prompt_crashed(exc: PromptRenderingFailed) -> MCPError:
+def _prompt_crashed(exc: PromptRenderingFailed, *, reveal: bool = False) -> MCPError:
     """A prompt function's crash as the client sees it: -32603 "Internal server error", the
-    cause logged here (its text may hold secrets, so it never reaches the answer)."""
+    cause logged here (its text may hold secrets, so it never reaches the answer). A test's
+    in-memory `Client(..., raise_exceptions=True)` sees `Error rendering prompt <name>` instead, as
+    officially (the testing page: the flag shows the real message instead of the sanitised one)."""
     logger.error("%s", exc, exc_info=exc.__cause__)
-    return MCPError(INTERNAL_ERROR, "Internal server error")
+    return MCPError(INTERNAL_ERROR, str(exc) if reveal else "Internal server error")
 
 
 async def complete(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:

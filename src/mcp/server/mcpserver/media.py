@@ -31,12 +31,9 @@ class _Media:
             return f"{self._kind}/{self._format.lower()}"
         if self.path is not None:
             suffix = self.path.suffix.lower()
-            if suffix in self._table:
-                return self._table[suffix]
-            import mimetypes
-
-            return mimetypes.types_map.get(suffix) or self._default
-        return self._default
+            # An unknown suffix is not claimed to be a PNG/WAV: the client is told it is opaque.
+            return self._table.get(suffix, "application/octet-stream")
+        return self._default  # raw bytes without format=: the documented default
 
     @property
     def mime_type(self) -> str:

@@ -2,7 +2,8 @@
 
 At registration `compile_output` reads the return annotation once and picks an `OutputPlan`:
 
-- no annotation, `structured_output=False`, content blocks/media/`CallToolResult` -> text only;
+- no annotation, `structured_output=False`, content blocks/media/`CallToolResult` -> text only
+  (`structured_output=True` forces the content-block classes' own schema; media still refuse);
 - a BaseModel, TypedDict, dataclass or class with annotated fields -> its own object schema,
   not wrapped;
 - `dict[str, X]` -> an object schema titled `<fn>DictOutput`, not wrapped;
@@ -95,9 +96,15 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
     if bare is None:
         bare = annotation = type(None)
     if _is_content_like(bare):
-        if structured_output:
+        if not structured_output:
+            return UNSTRUCTURED
+        # Forced: the content-block classes are models and get their schema as any model does
+        # (bare, or wrapped as list items / union arms); a `CallToolResult` is the result itself,
+        # and the media helpers have no schema at all.
+        if _is_class(bare) and bare.__name__ == "CallToolResult" and bare.__module__.startswith("mcp.types"):
+            return UNSTRUCTURED
+        if _mentions_media(bare):
             raise InvalidSignature(f"Function {fn_name}: return type {annotation} is not serializable for structured output")
-        return UNSTRUCTURED
     if bare in _FAST_SCALARS and bare is annotation:
         schema = {"properties": {"result": {"title": "Result", "type": _FAST_SCALARS[bare]}}, "required": ["result"],
                   "title": f"{fn_name}Output", "type": "object"}
@@ -198,6 +205,16 @@ def _is_content_like(annotation: Any) -> bool:
     return False
 
 
+def _mentions_media(annotation: Any) -> bool:
+    """`Image` or `Audio` (or `CallToolResult`) anywhere in the annotation: no schema can describe them."""
+    if _is_class(annotation):
+        from mcp.server.mcpserver.media import Audio, Image
+
+        return issubclass(annotation, Image | Audio) or (
+            annotation.__name__ == "CallToolResult" and annotation.__module__.startswith("mcp.types"))
+    return any(_mentions_media(_strip_annotated(a)) for a in get_args(annotation) if a is not Ellipsis)
+
+
 # -- plans (built on first use) -------------------------------------------------------------------------
 
 
@@ -249,13 +266,38 @@ def _typeddict_plan(cls: type) -> tuple[dict[str, Any], Callable[[Any], Any]]:
     from pydantic import ConfigDict, create_model
 
     required: frozenset[str] = getattr(cls, "__required_keys__", frozenset())
-    fields: dict[str, Any] = {name: (hint, ... if name in required else None)
-                              for name, hint in get_type_hints(cls, include_extras=True).items()}
-    model = create_model(cls.__name__, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)
+    fields: dict[str, Any] = {}
+    for name, hint in get_type_hints(cls, include_extras=True).items():
+        bare, needed = _without_qualifiers(hint, name in required)
+        fields[name] = (bare, ... if needed else None)
+    model = create_model(cls.__name__, __config__=ConfigDict(arbitrary_types_allowed=True),
+                         __doc__=cls.__doc__, **fields)
     validate = model.__pydantic_validator__.validate_python
     serializer = model.__pydantic_serializer__
-    return model.model_json_schema(mode="serialization"), lambda value: serializer.to_python(
-        validate(value), mode="json", by_alias=True, exclude_unset=True)
+    schema = model.model_json_schema(mode="serialization")
+    for name, prop in schema.get("properties", {}).items():
+        if name not in fields or fields[name][1] is None:  # an optional key has no default, it is absent
+            prop.pop("default", None)
+    return schema, lambda value: serializer.to_python(validate(value), mode="json", by_alias=True, exclude_unset=True)
+
+
+def _without_qualifiers(hint: Any, required: bool) -> tuple[Any, bool]:
+    """`NotRequired[X]` / `Required[X]` / `ReadOnly[X]` -> (`X`, whether the key is required):
+    `get_type_hints` keeps them with `include_extras=True` and pydantic refuses them on a model
+    field. The qualifier decides over `__required_keys__`, which misses it when annotations are
+    strings (`from __future__ import annotations` before Python 3.12)."""
+    import typing_extensions
+
+    qualifiers = {typing_extensions.NotRequired, typing_extensions.Required, typing_extensions.ReadOnly,
+                  getattr(typing, "NotRequired", None), getattr(typing, "Required", None),
+                  getattr(typing, "ReadOnly", None)} - {None}
+    while (origin := get_origin(hint)) is not None and origin in qualifiers:
+        if origin in (typing_extensions.NotRequired, getattr(typing, "NotRequired", None)):
+            required = False
+        elif origin in (typing_extensions.Required, getattr(typing, "Required", None)):
+            required = True
+        hint = get_args(hint)[0]
+    return hint, required
 
 
 def _wrapped(fn_name: str, annotation: Any) -> tuple[dict[str, Any], Callable[[Any], Any]]:

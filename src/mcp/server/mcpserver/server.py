@@ -32,6 +32,8 @@ from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, R
 from mcp.server.mcpserver.tools import RegisteredTool
 
 logger = logging.getLogger("mcp.server")
+# The official logger name of the duplicate-tool warning, which the troubleshooting page quotes.
+_duplicates_logger = logging.getLogger("mcp.server.mcpserver.tools.tool_manager")
 
 LifespanT = DefaultTypeVar("LifespanT", default=Any)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -362,8 +364,11 @@ class MCPServer(Generic[LifespanT]):
         tool.mask_errors = self._mask_error_details
         if tool.name in self._tools:
             if self._setting("warn_on_duplicate_tools"):
-                logger.warning("Tool already exists: %s", tool.name)
+                _duplicates_logger.warning("Tool already exists: %s", tool.name)
             return
+        from mcp.shared.tool_name_validation import validate_and_warn_tool_name
+
+        validate_and_warn_tool_name(tool.name)  # a non-SEP-986 name is registered, with a warning
         self._tools[tool.name] = tool
         self._tools_result = None
         if required_scopes:

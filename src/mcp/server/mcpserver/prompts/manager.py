@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["PromptManager"]
 
 logger = logging.getLogger("mcp.server.prompts")
+_duplicates_logger = logging.getLogger("mcp.server.mcpserver.prompts.manager")  # the official name, quoted by the docs
 
 
 class PromptManager:
@@ -31,7 +32,7 @@ class PromptManager:
         existing = self._prompts.get(prompt.name)
         if existing is not None:
             if self.warn_on_duplicate_prompts:
-                logger.warning("Prompt already exists: %s", prompt.name)
+                _duplicates_logger.warning("Prompt already exists: %s", prompt.name)
             return existing
         self._prompts[prompt.name] = prompt
         return prompt

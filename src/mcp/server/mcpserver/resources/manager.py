@@ -29,6 +29,7 @@ from mcp.types import ResourceTemplate as WireResourceTemplate
 __all__ = ["ResourceManager"]
 
 logger = logging.getLogger("mcp.server.resources")
+_duplicates_logger = logging.getLogger("mcp.server.mcpserver.resources.resource_manager")  # the official name, quoted by the docs
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -58,7 +59,7 @@ class ResourceManager:
         existing = self._resources.get(resource.uri)
         if existing is not None:
             if self.warn_on_duplicate_resources:
-                logger.warning("Resource already exists: %s", resource.uri)
+                _duplicates_logger.warning("Resource already exists: %s", resource.uri)
             return existing
         self._resources[resource.uri] = resource
         return resource
@@ -91,7 +92,7 @@ class ResourceManager:
         existing = self._templates.get(template.uri_template)
         if existing is not None:
             if self.warn_on_duplicate_resources:
-                logger.warning("Resource already exists: %s", template.uri_template)
+                _duplicates_logger.warning("Resource already exists: %s", template.uri_template)
             return existing
         self._templates[template.uri_template] = template
         return template
@@ -256,10 +257,14 @@ def _check_static_signature(fn: Callable[..., Any], uri: str) -> None:
     if not parameters:
         return
     hints = resolve_hints(fn)
-    context = [p for p in parameters if is_context_annotation(hints.get(p))]
-    if context:
+    others = {p for p in parameters if not is_context_annotation(hints.get(p))}
+    if others:  # the official wording, as for the Context case below
         raise ValueError(
-            f"Resource {uri!r} has no URI parameters, so its function cannot take a Context "
-            f"(parameter {context[0]!r}); only resource templates receive one"
+            f"Resource {uri!r} has no URI template variables, but the handler declares parameters {others}. "
+            "Add matching {...} variables to the URI or remove the parameters."
         )
-    raise ValueError(f"Mismatch between URI parameters set() and function parameters {set(parameters)}")
+    raise ValueError(
+        f"Resource {uri!r} has no URI template variables, but the handler declares a Context parameter. "
+        "Context injection for static resources is not supported. "
+        "Add a template variable to the URI or remove the Context parameter."
+    )

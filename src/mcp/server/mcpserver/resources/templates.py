@@ -94,8 +94,6 @@ class ResourceTemplate(BaseModel):
         or when a parameter bound to an optional query variable has no default."""
         template = UriTemplate(uri_template)
         fn_name = name or getattr(fn, "__name__", None) or type(fn).__name__
-        if fn_name == "<lambda>":
-            raise ValueError("You must provide a name for lambda functions")
         signature = inspect_function(fn, fn_name, skip=frozenset((context_kwarg,)) if context_kwarg else frozenset())
         uri_params = set(template.variable_names)
         fn_params = set(_parameter_names(signature))
@@ -103,12 +101,17 @@ class ResourceTemplate(BaseModel):
             raise ValueError(f"Mismatch between URI parameters {uri_params} and function parameters {fn_params}")
         fields = signature.arguments_model.model_fields
         aliases = {param: field for field, param in signature.renamed}
-        for variable in template.query_variable_names:
-            if fields[aliases.get(variable, variable)].is_required():
-                raise ValueError(
-                    f"Parameter {variable!r} of {fn_name!r} is bound to an optional query variable of "
-                    f"{uri_template!r} and needs a default value"
-                )
+        missing_defaults = sorted(
+            variable for variable in template.query_variable_names if fields[aliases.get(variable, variable)].is_required()
+        )
+        if missing_defaults:  # the official wording, which users match on
+            raise ValueError(
+                f"Resource {uri_template!r}: query parameter(s) {missing_defaults} have no default value. "
+                "A client may omit a {?...}/{&...} query parameter, so the matching handler parameter "
+                "must declare a default."
+            )
+        if fn_name == "<lambda>":
+            raise ValueError("You must provide a name for lambda functions")
         built = cls(
             fn=fn,
             uri_template=uri_template,

@@ -10,6 +10,7 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp.shared.exceptions import ToolError
 
 logger = logging.getLogger("mcp.server.tools")
+_duplicates_logger = logging.getLogger("mcp.server.mcpserver.tools.tool_manager")  # the official name, quoted by the docs
 
 
 class ToolManager:
@@ -20,7 +21,7 @@ class ToolManager:
         self.warn_on_duplicate_tools = warn_on_duplicate_tools
         for tool in tools or ():
             if warn_on_duplicate_tools and tool.name in self._tools:
-                logger.warning("Tool already exists: %s", tool.name)
+                _duplicates_logger.warning("Tool already exists: %s", tool.name)
             self._tools[tool.name] = tool
 
     def get_tool(self, name: str) -> Tool | None:
@@ -38,7 +39,7 @@ class ToolManager:
         existing = self._tools.get(tool.name)
         if existing is not None:
             if self.warn_on_duplicate_tools:
-                logger.warning("Tool already exists: %s", tool.name)
+                _duplicates_logger.warning("Tool already exists: %s", tool.name)
             return existing
         self._tools[tool.name] = tool
         return tool
