@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-HTTP_STACK = ("starlette", "uvicorn", "httpx", "httpcore", "h11", "sse_starlette")
+HTTP_STACK = ("starlette", "uvicorn", "httpx", "httpcore", "httpx2", "httpcore2", "h11", "sse_starlette")
 
 
 def _modules_after(statement: str) -> set[str]:
@@ -81,3 +81,16 @@ def test_a_server_and_a_client_load_no_opentelemetry_until_the_application_does(
     )
     assert _loaded(modules, ("opentelemetry",)) == []
     assert "mcp._telemetry.runtime" not in modules
+
+
+def test_the_http_client_transports_load_httpx2_and_never_httpx() -> None:
+    """httpx2 is the library the transports create clients with; httpx is only for users who
+    pass an httpx client of their own, and then they have imported it already."""
+    modules = _modules_after("import mcp.client.streamable_http, mcp.client.sse, mcp.client.session_group")
+    assert "httpx2" in modules
+    assert _loaded(modules, ("httpx", "httpcore")) == []
+
+
+def test_importing_the_client_loads_no_http_library() -> None:
+    modules = _modules_after("from mcp import Client\nfrom mcp.client import ClientSession")
+    assert _loaded(modules, HTTP_STACK) == []
