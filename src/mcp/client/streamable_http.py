@@ -36,6 +36,7 @@ import httpx2
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from mcp._engine.peer import RaisedException
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.http import encode_header_value as encode_header_value
 from mcp._protocol.sse import SSEParser
@@ -380,8 +381,12 @@ class StreamableHTTPTransport:
             except self._errors.http as exc:
                 await self._fail(request_id, CONNECTION_CLOSED, f"Connection error: {_describe(exc)}")
             except Exception as exc:
-                logger.exception("streamable HTTP request %r failed", request_id)
-                await self._fail(request_id, INTERNAL_ERROR, f"Transport error: {exc}")
+                # Raised while sending (an auth flow's `OAuthFlowError`, say): the caller gets the
+                # exception itself, so `except OAuthFlowError:` works as the OAuth page says.
+                logger.debug("streamable HTTP request %r failed", request_id, exc_info=True)
+                await self._push({"jsonrpc": "2.0", "id": request_id,
+                                  "error": {"code": INTERNAL_ERROR, "message": f"Transport error: {exc}"}},
+                                 RaisedException(exc))
             finally:
                 if self._in_flight.get(request_id) is scope:
                     del self._in_flight[request_id]
@@ -581,9 +586,9 @@ class StreamableHTTPTransport:
                         message = {**message, "result": screened}
         await self._push(message)
 
-    async def _push(self, message: dict[str, Any]) -> None:
+    async def _push(self, message: dict[str, Any], metadata: Any = None) -> None:
         try:
-            await self.read_send.send(SessionMessage(message))
+            await self.read_send.send(SessionMessage(message, metadata))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("dropping a message for a closed client")
 
