@@ -151,3 +151,55 @@ async def test_anything_else_is_entered_as_a_transport() -> None:
         async with Client(Wrapped(f"{base}/mcp")) as client:
             assert [tool.name for tool in (await client.list_tools()).tools] == ["search_books"]
     assert entered == [True]
+
+
+def _reporting_server() -> object:
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver import Context
+
+    mcp = MCPServer("Importer")
+
+    @mcp.tool()
+    async def import_all(ctx: Context) -> str:
+        for step in range(1, 4):
+            await ctx.report_progress(step, 3, f"step {step}")
+        return "imported"
+
+    return mcp
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_in_memory_every_progress_report_lands_before_call_tool_returns(mode: str) -> None:
+    seen: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(progress)
+
+    async with Client(_reporting_server(), mode=mode) as client:
+        await client.call_tool("import_all", {}, progress_callback=on_progress)
+        assert seen == [1, 2, 3]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_over_http_progress_callbacks_race_the_result_and_never_block_it(mode: str) -> None:
+    mcp = _reporting_server()
+    release = anyio.Event()
+    all_done = anyio.Event()
+    started: list[float] = []
+    finished: list[float] = []
+
+    async def slow(progress: float, total: float | None, message: str | None) -> None:
+        started.append(progress)
+        await release.wait()  # held until after call_tool has returned
+        finished.append(progress)
+        if len(finished) == 3:
+            all_done.set()
+
+    with serving(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(30):  # type: ignore[attr-defined]
+        async with Client(f"{base}/mcp", mode=mode) as client:
+            result = await client.call_tool("import_all", {}, progress_callback=slow)
+            assert _text(result) == "imported"
+            assert finished == []  # the slow callback has not finished, yet the result is here
+            release.set()
+            await all_done.wait()  # the reports all arrive, in order
+    assert started == finished == [1, 2, 3]
