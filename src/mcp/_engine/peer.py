@@ -306,7 +306,7 @@ class Peer:
                 await self.send_notification(
                     "notifications/cancelled", {"requestId": request_id, "reason": "timed out"}, metadata
                 )
-                raise MCPError(REQUEST_TIMEOUT, f"Timed out after {timeout} seconds waiting for a response to {method}")
+                raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
         finally:
             self._pending.pop(request_id, None)
         response = pending.response
