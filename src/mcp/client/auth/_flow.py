@@ -44,30 +44,24 @@ def either_library(method: _FlowMethod) -> _FlowMethod:
     responses read the same)."""
 
     @functools.wraps(method)
-    def async_auth_flow(self: Any, request: Any) -> Flow:
-        flow: Flow = method(self, request)
+    async def async_auth_flow(self: Any, request: Any) -> Flow:
         library = library_of(request)
-        if library is httpx:
-            return flow
-        return _relay(flow, library)
-
-    return cast("_FlowMethod", async_auth_flow)
-
-
-async def _relay(flow: Flow, library: Any) -> Flow:
-    try:
+        flow: Flow = method(self, request)
         try:
-            outgoing = await flow.asend(None)  # type: ignore[arg-type]  # None starts it
-        except StopAsyncIteration:
-            return
-        while True:
-            response = yield request_for(library, outgoing)
             try:
-                outgoing = await flow.asend(response)
+                outgoing = await flow.asend(None)  # type: ignore[arg-type]  # None starts it
             except StopAsyncIteration:
                 return
-    finally:
-        await flow.aclose()
+            while True:
+                response = yield outgoing if library is httpx else request_for(library, outgoing)
+                try:
+                    outgoing = await flow.asend(response)
+                except StopAsyncIteration:
+                    return
+        finally:
+            await flow.aclose()
+
+    return cast("_FlowMethod", async_auth_flow)
 
 
 class SubFlow:
