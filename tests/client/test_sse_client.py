@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import anyio
-import httpx
+import httpx2
 import pytest
 import uvicorn
 from pydantic import BaseModel
@@ -198,17 +198,17 @@ async def test_custom_headers_and_a_custom_client_factory_are_used() -> None:
     mcp = build_server()
     made: list[dict[str, Any]] = []
 
-    def factory(headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
-                auth: httpx.Auth | None = None) -> httpx.AsyncClient:
+    def factory(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
+                auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
         made.append({"headers": headers, "timeout": timeout})
-        return httpx.AsyncClient(headers=headers, timeout=timeout, auth=auth)
+        return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth)
 
     with running(lambda: mcp.sse_app()) as base, anyio.fail_after(20):
         transport = sse_client(f"{base}/sse", headers={"X-Test": "1"}, timeout=3, sse_read_timeout=30,
                                httpx_client_factory=factory)
         async with Client(transport, mode="legacy") as client:
             await client.send_ping()
-    assert made == [{"headers": {"X-Test": "1"}, "timeout": httpx.Timeout(3, read=30)}]
+    assert made == [{"headers": {"X-Test": "1"}, "timeout": httpx2.Timeout(3, read=30)}]
 
 
 # -- against scripted servers ------------------------------------------------------------------------
@@ -302,7 +302,7 @@ async def test_a_stream_that_ends_before_the_endpoint_event_fails_at_once() -> N
 
 async def test_an_error_status_on_the_stream_fails_the_connect() -> None:
     app = ScriptedSSE([], get_status=404)
-    with running(lambda: app) as base, anyio.fail_after(20), pytest.raises(httpx.HTTPStatusError):
+    with running(lambda: app) as base, anyio.fail_after(20), pytest.raises(httpx2.HTTPStatusError):
         async with sse_client(f"{base}/sse"):
             pass
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-HTTP_STACK = ("starlette", "uvicorn", "httpx", "httpcore", "h11", "sse_starlette")
+HTTP_STACK = ("starlette", "uvicorn", "httpx", "httpcore", "httpx2", "httpcore2", "h11", "sse_starlette")
 
 
 def _modules_after(statement: str) -> set[str]:
@@ -116,3 +116,16 @@ def test_importing_mcpserver_loads_no_redis_integration() -> None:
     modules = _modules_after("from mcp.server import MCPServer\nimport mcp.server.streamable_http")
     assert not [m for m in modules if m.startswith("mcp.redis")]
     assert _loaded(modules, ("redis",)) == []
+
+
+def test_the_http_client_transports_load_httpx2_and_never_httpx() -> None:
+    """httpx2 is the library the transports create clients with; httpx is only for users who
+    pass an httpx client of their own, and then they have imported it already."""
+    modules = _modules_after("import mcp.client.streamable_http, mcp.client.sse, mcp.client.session_group")
+    assert "httpx2" in modules
+    assert _loaded(modules, ("httpx", "httpcore")) == []
+
+
+def test_importing_the_client_loads_no_http_library() -> None:
+    modules = _modules_after("from mcp import Client\nfrom mcp.client import ClientSession")
+    assert _loaded(modules, HTTP_STACK) == []

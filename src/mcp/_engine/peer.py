@@ -26,6 +26,7 @@ import contextvars
 import itertools
 import logging
 import math
+import re
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any, Final, cast
@@ -38,7 +39,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp._engine import tap, workers
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
 
@@ -305,7 +306,7 @@ class Peer:
                 await self.send_notification(
                     "notifications/cancelled", {"requestId": request_id, "reason": "timed out"}, metadata
                 )
-                raise MCPError(REQUEST_TIMEOUT, f"Timed out after {timeout} seconds waiting for a response to {method}")
+                raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
         finally:
             self._pending.pop(request_id, None)
         response = pending.response
@@ -634,4 +635,12 @@ def _error_from_wire(error: dict[str, Any]) -> MCPError:
     code, message = error.get("code"), error.get("message")
     if type(code) is not int or type(message) is not str:
         return MCPError(INTERNAL_ERROR, "Malformed error response: code must be an integer and message a string")
+    no_back_channel = _NO_BACK_CHANNEL.fullmatch(message) if code == INVALID_REQUEST else None
+    if no_back_channel is not None and error.get("data") is None:
+        # The server's `NoBackChannelError` comes back as itself, as the official in-memory client's does.
+        return NoBackChannelError(no_back_channel.group(1))
     return MCPError(code, message, error.get("data"))
+
+
+_NO_BACK_CHANNEL = re.compile(r"Cannot send '([^']+)': this transport context has no back-channel for "
+                              r"server-initiated requests\.")

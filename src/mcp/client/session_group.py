@@ -120,7 +120,7 @@ class ClientSessionGroup:
                                 session_params: ClientSessionParameters | None = None) -> Any:
         """Open a connection (stdio, Streamable HTTP or legacy SSE), handshake, aggregate; each
         session is set up as `session_params` says."""
-        import httpx
+        import httpx2
 
         from mcp.client.session import ClientSession
         from mcp.client.stdio import stdio_client
@@ -133,9 +133,10 @@ class ClientSessionGroup:
             elif isinstance(server_params, StreamableHttpParameters):
                 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-                http_client = await stack.enter_async_context(create_mcp_http_client(
+                http_client = create_mcp_http_client(
                     headers=server_params.headers,
-                    timeout=httpx.Timeout(server_params.timeout, read=server_params.sse_read_timeout)))
+                    timeout=httpx2.Timeout(server_params.timeout, read=server_params.sse_read_timeout))
+                await stack.enter_async_context(http_client)
                 transport = streamable_http_client(server_params.url, http_client=http_client,
                                                    terminate_on_close=server_params.terminate_on_close,
                                                    max_sse_event_size=server_params.max_sse_event_size)

@@ -11,27 +11,31 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urljoin, urlparse
 
 import anyio
-import httpx
+import httpx2
 from anyio.abc import TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import SSEParser
+from mcp.client._http_library import errors_of
 from mcp.client.streamable_http import create_mcp_http_client
 from mcp.shared.exceptions import single_leaf
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR
 
+if TYPE_CHECKING:
+    from mcp.client._http_library import AsyncHTTPClient, HTTPAuth
+
 logger = logging.getLogger("mcp.client.sse")
 
 
 class McpHttpClientFactory(Protocol):
-    def __call__(self, headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
-                 auth: httpx.Auth | None = None) -> httpx.AsyncClient: ...
+    def __call__(self, headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
+                 auth: HTTPAuth | None = None) -> AsyncHTTPClient: ...
 
 
 def remove_request_params(url: str) -> str:
@@ -46,7 +50,7 @@ async def sse_client(
     timeout: float = 5.0,
     sse_read_timeout: float = 300.0,
     httpx_client_factory: McpHttpClientFactory | None = create_mcp_http_client,
-    auth: httpx.Auth | None = None,
+    auth: HTTPAuth | None = None,
     on_session_created: Callable[[str], None] | None = None,
 ) -> AsyncGenerator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:
     """Connect to a legacy SSE server; yields `(read_stream, write_stream)`.
@@ -59,12 +63,12 @@ async def sse_client(
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
     try:
-        client = factory(headers=headers, timeout=httpx.Timeout(timeout, read=sse_read_timeout), auth=auth)
+        client = factory(headers=headers, timeout=httpx2.Timeout(timeout, read=sse_read_timeout), auth=auth)
         async with client, anyio.create_task_group() as tg:
             with anyio.fail_after(timeout + 1):
                 endpoint: str = await tg.start(_read_events, client, url, read_send)
             if on_session_created is not None:
-                session_id = parse_qs(httpx.URL(endpoint).query.decode()).get("session_id")
+                session_id = parse_qs(httpx2.URL(endpoint).query.decode()).get("session_id")
                 if session_id:
                     on_session_created(session_id[0])
             tg.start_soon(_write_messages, client, endpoint, write_recv, read_send)
@@ -85,10 +89,11 @@ async def sse_client(
             await read_recv.aclose()
 
 
-async def _read_events(client: httpx.AsyncClient, url: str, read_send: MemoryObjectSendStream[SessionMessage | Exception],
+async def _read_events(client: AsyncHTTPClient, url: str, read_send: MemoryObjectSendStream[SessionMessage | Exception],
                        *, task_status: TaskStatus[str]) -> None:
     started = False
     failure: Exception | None = None
+    http_error = errors_of(client).http
     try:
         async with client.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
             response.raise_for_status()
@@ -130,7 +135,7 @@ async def _read_events(client: httpx.AsyncClient, url: str, read_send: MemoryObj
                 raise failure
             if not started:
                 raise ConnectionError(f"The SSE stream from {url} ended before the endpoint event")
-    except httpx.HTTPError as exc:
+    except http_error as exc:
         if not started:
             raise
         logger.warning("the SSE stream broke: %s", exc)
@@ -140,15 +145,16 @@ async def _read_events(client: httpx.AsyncClient, url: str, read_send: MemoryObj
 
 
 def _resolve_endpoint(url: str, data: str) -> str:
-    base = httpx.URL(url)
+    base = httpx2.URL(url)
     endpoint = base.join(data.strip())
     if (endpoint.scheme, endpoint.host, endpoint.port) != (base.scheme, base.host, base.port):
         raise ValueError(f"Endpoint origin does not match the connection origin: {endpoint}")
     return str(endpoint)
 
 
-async def _write_messages(client: httpx.AsyncClient, endpoint: str, write_recv: MemoryObjectReceiveStream[SessionMessage],
+async def _write_messages(client: AsyncHTTPClient, endpoint: str, write_recv: MemoryObjectReceiveStream[SessionMessage],
                           read_send: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
+    http_error = errors_of(client).http
     async with write_recv:
         async for item in write_recv:
             message = item.message
@@ -161,7 +167,7 @@ async def _write_messages(client: httpx.AsyncClient, endpoint: str, write_recv: 
                     text = response.text.strip()[:200]
                     error = {"code": INTERNAL_ERROR, "message": f"HTTP {response.status_code} {response.reason_phrase}"
                                                                 + (f": {text}" if text else "")}
-            except httpx.HTTPError as exc:
+            except http_error as exc:
                 error = {"code": CONNECTION_CLOSED, "message": f"Connection error: {exc or type(exc).__name__}"}
             if error is None:
                 continue

@@ -29,20 +29,25 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
-import httpx
+import httpx2
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from mcp._engine.peer import RaisedException
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.http import encode_header_value as encode_header_value
 from mcp._protocol.sse import SSEParser
+from mcp.client._http_library import HTTPErrors, errors_of
 from mcp.client.header_params import header_params, invalid_header_declaration
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
+
+if TYPE_CHECKING:
+    from mcp.client._http_library import AsyncHTTPClient, HTTPAuth, HTTPResponse, HTTPTimeout
 
 logger = logging.getLogger("mcp.client.streamable_http")
 
@@ -93,37 +98,40 @@ class ResumptionError(StreamableHTTPError):
 class RequestContext:
     """What the transport knows about one outgoing message while it sends it."""
 
-    client: httpx.AsyncClient
+    client: AsyncHTTPClient
     session_id: str | None
     session_message: SessionMessage
     metadata: Any
     read_stream_writer: StreamWriter
 
 
-def create_mcp_http_client(headers: dict[str, str] | None = None, timeout: httpx.Timeout | None = None,
-                           auth: httpx.Auth | None = None) -> httpx.AsyncClient:
-    """The default httpx client: follows redirects; 30 s timeouts, 300 s to read a stream."""
-    return httpx.AsyncClient(
-        follow_redirects=True, headers=headers, auth=auth,
-        timeout=timeout if timeout is not None else httpx.Timeout(DEFAULT_TIMEOUT, read=DEFAULT_SSE_READ_TIMEOUT),
+def create_mcp_http_client(headers: dict[str, str] | None = None, timeout: HTTPTimeout | None = None,
+                           auth: HTTPAuth | None = None) -> httpx2.AsyncClient:
+    """The default client, an `httpx2.AsyncClient` (as the official SDK's): follows redirects;
+    30 s timeouts, 300 s to read a stream."""
+    return httpx2.AsyncClient(
+        follow_redirects=True, headers=headers, auth=cast("httpx2.Auth | None", auth),
+        timeout=cast("httpx2.Timeout", timeout) if timeout is not None
+        else httpx2.Timeout(DEFAULT_TIMEOUT, read=DEFAULT_SSE_READ_TIMEOUT),
     )
 
 
 @asynccontextmanager
 async def streamable_http_client(
-    url: str, *, http_client: httpx.AsyncClient | None = None, terminate_on_close: bool = True,
+    url: str, *, http_client: AsyncHTTPClient | None = None, terminate_on_close: bool = True,
     max_sse_event_size: int | None = DEFAULT_MAX_SSE_EVENT_SIZE,
 ) -> AsyncGenerator[tuple[ReadStream, WriteStream]]:
     """Connect to the MCP endpoint at `url`; yields `(read_stream, write_stream)`.
 
-    `http_client` (headers, auth, timeouts, ...) is used as given and left open; without one a
-    default client is created and closed on exit. With `terminate_on_close` the session (if the
+    `http_client` (headers, auth, timeouts, ...), an `httpx2.AsyncClient` or an `httpx.AsyncClient`,
+    is used as given and left open; without one a default `httpx2` client is created and closed on
+    exit. With `terminate_on_close` the session (if the
     server assigned one) is ended with `DELETE` on exit. A server-sent event larger than
     `max_sse_event_size` bytes (None: no limit) fails its stream.
     """
     transport = StreamableHTTPTransport(url, max_sse_event_size=max_sse_event_size)
     owns_client = http_client is None
-    client = http_client if http_client is not None else create_mcp_http_client()
+    client: AsyncHTTPClient = http_client if http_client is not None else create_mcp_http_client()
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](64)
     try:
@@ -168,8 +176,8 @@ class StreamableHTTPTransport:
             raise ValueError("max_sse_event_size must be positive or None")
         self.url = url
         self.max_sse_event_size = max_sse_event_size
-        self.client: httpx.AsyncClient = cast("httpx.AsyncClient", None)
-        """Set by whoever runs the transport, before it sends."""
+        self._client: AsyncHTTPClient = cast("AsyncHTTPClient", None)
+        self._errors: HTTPErrors = errors_of(None)
         self.read_send: ReadSend = cast("ReadSend", None)
         self.tg: TaskGroup | None = None
         self.session_id: str | None = None
@@ -191,6 +199,16 @@ class StreamableHTTPTransport:
         self._extra_headers: dict[Any, dict[str, str]] = {}
         """request id -> headers its sender asked for (`ClientMessageMetadata.headers`), while in flight."""
         """2026-07-28: tool name -> why it was dropped from `tools/list` (invalid `x-mcp-header`)."""
+
+    @property
+    def client(self) -> AsyncHTTPClient:
+        """Set by whoever runs the transport, before it sends: an `httpx2` or `httpx` client."""
+        return self._client
+
+    @client.setter
+    def client(self, client: AsyncHTTPClient) -> None:
+        self._client = client
+        self._errors = errors_of(client)
 
     # -- headers ------------------------------------------------------------------------------
 
@@ -299,7 +317,7 @@ class StreamableHTTPTransport:
 
     # -- outgoing -----------------------------------------------------------------------------
 
-    async def post_writer(self, client: httpx.AsyncClient, write_stream_reader: StreamReader,
+    async def post_writer(self, client: AsyncHTTPClient, write_stream_reader: StreamReader,
                           read_stream_writer: StreamWriter, write_stream: WriteStream,
                           start_get_stream: Callable[[], None], tg: TaskGroup) -> None:
         """Run the sending half on streams and a client of the caller's until `write_stream_reader`
@@ -308,7 +326,7 @@ class StreamableHTTPTransport:
         self.client, self.read_send, self.tg = client, read_stream_writer, tg
         await self.write_loop(write_stream_reader)
 
-    async def handle_get_stream(self, client: httpx.AsyncClient, read_stream_writer: StreamWriter) -> None:
+    async def handle_get_stream(self, client: AsyncHTTPClient, read_stream_writer: StreamWriter) -> None:
         """Run the standalone GET stream (server-initiated messages) until it ends, reconnecting
         as the server's `retry` says; nothing to do before a session exists."""
         self.client, self.read_send = client, read_stream_writer
@@ -358,7 +376,7 @@ class StreamableHTTPTransport:
         try:
             response = await self.client.post(self.url, content=encode(message).encode(),
                                               headers=self._message_headers(message))
-        except httpx.HTTPError as exc:
+        except self._errors.http as exc:
             logger.warning("could not send %s: %s", message.get("method") or "a response", exc)
             return False
         if response.status_code >= 300:
@@ -373,11 +391,15 @@ class StreamableHTTPTransport:
             self._in_flight[request_id] = scope
             try:
                 await self._request(message)
-            except httpx.HTTPError as exc:
+            except self._errors.http as exc:
                 await self._fail(request_id, CONNECTION_CLOSED, f"Connection error: {_describe(exc)}")
             except Exception as exc:
-                logger.exception("streamable HTTP request %r failed", request_id)
-                await self._fail(request_id, INTERNAL_ERROR, f"Transport error: {exc}")
+                # Raised while sending (an auth flow's `OAuthFlowError`, say): the caller gets the
+                # exception itself, so `except OAuthFlowError:` works as the OAuth page says.
+                logger.debug("streamable HTTP request %r failed", request_id, exc_info=True)
+                await self._push({"jsonrpc": "2.0", "id": request_id,
+                                  "error": {"code": INTERNAL_ERROR, "message": f"Transport error: {exc}"}},
+                                 RaisedException(exc))
             finally:
                 if self._in_flight.get(request_id) is scope:
                     del self._in_flight[request_id]
@@ -486,7 +508,7 @@ class StreamableHTTPTransport:
                     else:
                         connected = True
                         await self._read_sse(response, state, request_id, method)
-            except httpx.TransportError as exc:
+            except self._errors.transport as exc:
                 logger.debug("resuming the stream for %r failed: %s", request_id, _describe(exc))
             failures = 0 if connected else failures + 1
             if state.received > before:
@@ -494,7 +516,7 @@ class StreamableHTTPTransport:
 
     # -- incoming -----------------------------------------------------------------------------
 
-    async def _read_sse(self, response: httpx.Response, state: _StreamState, request_id: Any,
+    async def _read_sse(self, response: HTTPResponse, state: _StreamState, request_id: Any,
                         method: str | None) -> None:
         """Deliver the messages of an SSE stream until it ends, breaks, or carries the answer."""
         parser = SSEParser()
@@ -537,7 +559,7 @@ class StreamableHTTPTransport:
                         async for _ in chunks:
                             pass
                     return
-        except httpx.TransportError as exc:
+        except self._errors.transport as exc:
             logger.debug("SSE stream interrupted: %s", _describe(exc))
 
     async def _deliver_body(self, body: bytes, state: _StreamState, request_id: Any, method: str) -> None:
@@ -576,9 +598,9 @@ class StreamableHTTPTransport:
                         message = {**message, "result": screened}
         await self._push(message)
 
-    async def _push(self, message: dict[str, Any]) -> None:
+    async def _push(self, message: dict[str, Any], metadata: Any = None) -> None:
         try:
-            await self.read_send.send(SessionMessage(message))
+            await self.read_send.send(SessionMessage(message, metadata))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("dropping a message for a closed client")
 
@@ -615,7 +637,7 @@ class StreamableHTTPTransport:
                         else:
                             connected = True
                             await self._read_sse(response, state, None, None)
-                except httpx.HTTPError as exc:
+                except self._errors.http as exc:
                     logger.debug("standalone SSE stream failed: %s", _describe(exc))
                 attempts = 0 if connected else attempts + 1
                 await anyio.sleep(state.retry)
@@ -694,7 +716,7 @@ class StreamableHTTPTransport:
                         answer = item
                     elif item is not None:
                         await self._push(item)
-        except (httpx.HTTPError, ParseError) as exc:
+        except (self._errors.http, ParseError) as exc:
             logger.warning("%s failed: %s", message["method"], exc)
             return None
         return _obj(answer.get("result")) if answer is not None else None
@@ -725,13 +747,14 @@ class StreamableHTTPTransport:
                 break
         return self._tool_headers.get(name) != before
 
-    async def terminate_session(self, client: httpx.AsyncClient | None = None) -> None:
+    async def terminate_session(self, client: AsyncHTTPClient | None = None) -> None:
         """`DELETE` the session, if any (405: the server does not allow it; fine)."""
         if self.session_id is None:
             return
+        client = client or self.client
         try:
-            response = await (client or self.client).delete(self.url, headers=self._stream_headers())
-        except httpx.HTTPError as exc:
+            response = await client.delete(self.url, headers=self._stream_headers())
+        except errors_of(client).http as exc:
             logger.debug("session termination failed: %s", exc)
             return
         if response.status_code >= 300 and response.status_code != 405:
@@ -764,11 +787,11 @@ def _modern_version(message: dict[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _content_type(response: httpx.Response) -> str:
+def _content_type(response: HTTPResponse) -> str:
     return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def _http_error(request_id: Any, response: httpx.Response, body: bytes) -> dict[str, Any]:
+def _http_error(request_id: Any, response: HTTPResponse, body: bytes) -> dict[str, Any]:
     """The JSON-RPC error response standing for an HTTP error status."""
     try:
         parsed = decode(body) if body else None

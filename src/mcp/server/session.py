@@ -456,12 +456,22 @@ class ServerSession:
                 self, self.lifespan_context, version, method, params, None,
                 getattr(metadata, "request", None),
             )
-            try:
-                await (server._chain(ctx) if server.middleware else server._dispatch_notification(ctx))
-            except Exception:
-                logger.exception("notification handler for %s failed", method)
-                if self.raise_exceptions:
-                    raise
+            tg = self.peer.task_group
+            if tg is None:
+                await self._handle_notification(ctx)
+            else:
+                # Spawned, as the official dispatcher does: a handler may send a request of its own
+                # (`on_roots_list_changed` asks `roots/list`), whose answer this loop must read.
+                tg.start_soon(self._handle_notification, ctx)
+
+    async def _handle_notification(self, ctx: ServerRequestContext[Any]) -> None:
+        server = self.server
+        try:
+            await (server._chain(ctx) if server.middleware else server._dispatch_notification(ctx))
+        except Exception:
+            logger.exception("notification handler for %s failed", ctx.method)
+            if self.raise_exceptions:
+                raise
 
     async def _deliver_progress(self, params: Any) -> None:
         """A client's progress on one of this session's own requests, to its callback."""

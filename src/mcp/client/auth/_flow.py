@@ -1,13 +1,67 @@
-"""Composing OAuth auth flows: `Flow` (what an `httpx.Auth` async flow is) and `SubFlow`, which
-runs one flow from inside another (async generators cannot `yield from`)."""
+"""Composing OAuth auth flows: `Flow` (what an `httpx.Auth` async flow is), `SubFlow`, which
+runs one flow from inside another (async generators cannot `yield from`), and `EitherLibraryAuth`,
+the base that makes a provider an auth of both `httpx2` and `httpx` clients."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import functools
+from collections.abc import AsyncGenerator, Callable, Generator
+from typing import Any, TypeVar, cast
 
 import httpx
+import httpx2
+
+from mcp.client._http_library import library_of, request_for
 
 Flow = AsyncGenerator[httpx.Request, httpx.Response]
+
+_FlowMethod = TypeVar("_FlowMethod", bound=Callable[..., Any])
+
+
+class EitherLibraryAuth(httpx2.Auth, httpx.Auth):  # pyright: ignore[reportIncompatibleMethodOverride]
+    """An auth both HTTP libraries accept: `httpx2.AsyncClient(auth=...)` (the official SDK's, and
+    the default) and `httpx.AsyncClient(auth=...)` each check `isinstance` against their own
+    `Auth`. Flows build their own requests with `httpx`; `either_library` hands them to an
+    `httpx2` client as its own requests. The flows take and yield either library's requests."""
+
+    def auth_flow(self, request: Any) -> Generator[Any, Any, None]:
+        raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
+        yield request  # a generator, as the libraries' flows are
+
+    def sync_auth_flow(self, request: Any) -> Generator[Any, Any, None]:
+        raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
+        yield request
+
+    async def async_auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:
+        raise NotImplementedError
+        yield request
+
+
+def either_library(method: _FlowMethod) -> _FlowMethod:
+    """Decorates a provider's `async_auth_flow` so it runs under a client of either library: the
+    requests the flow builds itself (discovery, registration, tokens) are converted to the
+    library of the request being authorized. Responses need no conversion (the two libraries'
+    responses read the same)."""
+
+    @functools.wraps(method)
+    async def async_auth_flow(self: Any, request: Any) -> Flow:
+        library = library_of(request)
+        flow: Flow = method(self, request)
+        try:
+            try:
+                outgoing = await flow.asend(None)  # type: ignore[arg-type]  # None starts it
+            except StopAsyncIteration:
+                return
+            while True:
+                response = yield outgoing if library is httpx else request_for(library, outgoing)
+                try:
+                    outgoing = await flow.asend(response)
+                except StopAsyncIteration:
+                    return
+        finally:
+            await flow.aclose()
+
+    return cast("_FlowMethod", async_auth_flow)
 
 
 class SubFlow:

@@ -51,7 +51,7 @@ import httpx
 from pydantic import BaseModel, Field, ValidationError
 
 from mcp.client.auth import utils
-from mcp.client.auth._flow import Flow, SubFlow
+from mcp.client.auth._flow import EitherLibraryAuth, Flow, SubFlow, either_library
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthRegistrationError, OAuthTokenError
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -237,7 +237,7 @@ class OAuthContext:
 # -- the provider -------------------------------------------------------------------------------
 
 
-class OAuthClientProvider(httpx.Auth):
+class OAuthClientProvider(EitherLibraryAuth):
     """OAuth 2.1 authorization for MCP over HTTP, as an `httpx.Auth` (see the module docstring)."""
 
     requires_response_body = False
@@ -276,9 +276,10 @@ class OAuthClientProvider(httpx.Auth):
 
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         """The flow is asynchronous only: a synchronous client gets a clear error."""
-        raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx.AsyncClient")
+        raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
         yield request  # a generator, as httpx.Auth flows are
 
+    @either_library
     async def async_auth_flow(self, request: httpx.Request) -> Flow:
         await request.aread()  # the request may be replayed after the flow
         self.context.protocol_version = request.headers.get("mcp-protocol-version", self.context.protocol_version)

@@ -26,7 +26,7 @@ import httpx
 from pydantic import AnyHttpUrl, ValidationError
 
 from mcp.client.auth import utils
-from mcp.client.auth._flow import Flow, SubFlow
+from mcp.client.auth._flow import EitherLibraryAuth, Flow, SubFlow, either_library
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthTokenError
 from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, TokenStorage
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthMetadata, OAuthToken
@@ -38,7 +38,7 @@ IdentityAssertionProvider = Callable[[str, str], Awaitable[str]]
 see `IdentityAssertionOAuthProvider.audience`), `resource` the MCP server's canonical URI."""
 
 
-class IdentityAssertionOAuthProvider(httpx.Auth):
+class IdentityAssertionOAuthProvider(EitherLibraryAuth):
     """The `jwt-bearer` grant with an ID-JAG, as an `httpx.Auth`."""
 
     requires_response_body = False
@@ -102,9 +102,10 @@ class IdentityAssertionOAuthProvider(httpx.Auth):
 
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         """The flow is asynchronous only: a synchronous client gets a clear error."""
-        raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx.AsyncClient")
+        raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
         yield request  # a generator, as httpx.Auth flows are
 
+    @either_library
     async def async_auth_flow(self, request: httpx.Request) -> Flow:
         await request.aread()
         async with self._lock():
