@@ -305,7 +305,7 @@ class Peer:
                 await self.send_notification(
                     "notifications/cancelled", {"requestId": request_id, "reason": "timed out"}, metadata
                 )
-                raise MCPError(REQUEST_TIMEOUT, f"Timed out after {timeout} seconds waiting for a response to {method}")
+                raise MCPError(REQUEST_TIMEOUT, f"Request {method!r} timed out")  # the official text
         finally:
             self._pending.pop(request_id, None)
         response = pending.response

@@ -21,7 +21,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import SSEParser
-from mcp.client.streamable_http import create_mcp_http_client
+from mcp.client.streamable_http import _errors, create_mcp_http_client
 from mcp.shared.exceptions import single_leaf
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR
@@ -130,7 +130,7 @@ async def _read_events(client: httpx.AsyncClient, url: str, read_send: MemoryObj
                 raise failure
             if not started:
                 raise ConnectionError(f"The SSE stream from {url} ended before the endpoint event")
-    except httpx.HTTPError as exc:
+    except _errors(client, "HTTPError") as exc:
         if not started:
             raise
         logger.warning("the SSE stream broke: %s", exc)
@@ -161,7 +161,7 @@ async def _write_messages(client: httpx.AsyncClient, endpoint: str, write_recv: 
                     text = response.text.strip()[:200]
                     error = {"code": INTERNAL_ERROR, "message": f"HTTP {response.status_code} {response.reason_phrase}"
                                                                 + (f": {text}" if text else "")}
-            except httpx.HTTPError as exc:
+            except _errors(client, "HTTPError") as exc:
                 error = {"code": CONNECTION_CLOSED, "message": f"Connection error: {exc or type(exc).__name__}"}
             if error is None:
                 continue

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import sys
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -87,6 +88,19 @@ class StreamableHTTPError(Exception):
 
 class ResumptionError(StreamableHTTPError):
     """A stream could not be resumed as asked."""
+
+
+def _errors(client: Any, kind: str) -> tuple[type[Exception], ...]:
+    """httpx's `kind` error class, with its namesake from the client's own HTTP library when that is
+    another one with httpx's API (httpx2, whose clients FastMCP passes in): either kind of client works.
+    Looked up only when an exception is being matched, and from the already imported module."""
+    errors: list[type[Exception]] = [getattr(httpx, kind)]
+    library = sys.modules.get(type(client).__module__.partition(".")[0])
+    if library is not None and library is not httpx:
+        other = getattr(library, kind, None)
+        if isinstance(other, type) and issubclass(other, Exception):
+            errors.append(other)
+    return tuple(errors)
 
 
 @dataclass
@@ -345,7 +359,7 @@ class StreamableHTTPTransport:
         try:
             response = await self.client.post(self.url, content=encode(message).encode(),
                                               headers=self._message_headers(message))
-        except httpx.HTTPError as exc:
+        except _errors(self.client, "HTTPError") as exc:
             logger.warning("could not send %s: %s", message.get("method") or "a response", exc)
             return False
         if response.status_code >= 300:
@@ -360,7 +374,7 @@ class StreamableHTTPTransport:
             self._in_flight[request_id] = scope
             try:
                 await self._request(message)
-            except httpx.HTTPError as exc:
+            except _errors(self.client, "HTTPError") as exc:
                 await self._fail(request_id, CONNECTION_CLOSED, f"Connection error: {_describe(exc)}")
             except Exception as exc:
                 logger.exception("streamable HTTP request %r failed", request_id)
@@ -471,7 +485,7 @@ class StreamableHTTPTransport:
                     else:
                         connected = True
                         await self._read_sse(response, state, request_id, method)
-            except httpx.TransportError as exc:
+            except _errors(self.client, "TransportError") as exc:
                 logger.debug("resuming the stream for %r failed: %s", request_id, _describe(exc))
             failures = 0 if connected else failures + 1
             if state.received > before:
@@ -522,7 +536,7 @@ class StreamableHTTPTransport:
                         async for _ in chunks:
                             pass
                     return
-        except httpx.TransportError as exc:
+        except _errors(self.client, "TransportError") as exc:
             logger.debug("SSE stream interrupted: %s", _describe(exc))
 
     async def _deliver_body(self, body: bytes, state: _StreamState, request_id: Any, method: str) -> None:
@@ -600,7 +614,7 @@ class StreamableHTTPTransport:
                         else:
                             connected = True
                             await self._read_sse(response, state, None, None)
-                except httpx.HTTPError as exc:
+                except _errors(self.client, "HTTPError") as exc:
                     logger.debug("standalone SSE stream failed: %s", _describe(exc))
                 attempts = 0 if connected else attempts + 1
                 await anyio.sleep(state.retry)
@@ -663,7 +677,7 @@ class StreamableHTTPTransport:
                         answer = item
                     elif item is not None:
                         await self._push(item)
-        except (httpx.HTTPError, ParseError) as exc:
+        except (*_errors(self.client, "HTTPError"), ParseError) as exc:
             logger.warning("%s failed: %s", message["method"], exc)
             return None
         return _obj(answer.get("result")) if answer is not None else None
@@ -700,7 +714,7 @@ class StreamableHTTPTransport:
             return
         try:
             response = await (client or self.client).delete(self.url, headers=self._stream_headers())
-        except httpx.HTTPError as exc:
+        except _errors(client or self.client, "HTTPError") as exc:
             logger.debug("session termination failed: %s", exc)
             return
         if response.status_code >= 300 and response.status_code != 405:

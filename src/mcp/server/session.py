@@ -53,14 +53,32 @@ REMOVED_ON_MODERN_WIRE = frozenset(
 )
 MODERN_ONLY = frozenset({"server/discover"})
 """Requests that exist only on the 2026-07-28 wire: without its `_meta` they are invalid params."""
+def request_meta(wire: dict[str, Any]) -> dict[str, Any]:
+    """A request's `_meta` as `ServerRequestContext.meta` holds it (the official `RequestParamsMeta`
+    shape): the progress token under its Python name `progress_token`, every other key as sent.
+    Only a `_meta` with a progress token is copied; the rest is the wire dict itself."""
+    meta = dict(wire)
+    meta["progress_token"] = meta.pop("progressToken")
+    return meta
+
+
 class WireResult:
     """A result already in wire form (spec names, no unset fields): the framework's own handlers
-    return these on the hot path to skip building and dumping a model. Never seen by middleware."""
+    return these on the hot path to skip building and dumping a model. Middleware never sees one:
+    it gets the same result as a `WireDict`."""
 
     __slots__ = ("wire",)
 
     def __init__(self, wire: dict[str, Any]) -> None:
         self.wire = wire
+
+
+class WireDict(dict[str, Any]):
+    """A framework handler's wire-form result as server middleware receives it from `call_next`: a
+    plain mapping (what the official SDK hands middleware, and what FastMCP's middleware reads and
+    re-validates), still sent without a second validation when the middleware returns it as is."""
+
+    __slots__ = ()
 
 
 _result_serializers: dict[type, Any] = {}
@@ -328,6 +346,7 @@ class ServerSession:
         wanted: Any = meta
         if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
             progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
+            meta = request_meta(cast("dict[str, Any]", wanted))
         try:
             version, caps = self._era(method, params, metadata)
             ctx: ServerRequestContext[Any] = ServerRequestContext(
@@ -387,6 +406,8 @@ class ServerSession:
     def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
         if type(result) is WireResult:
             wire = result.wire
+        elif type(result) is WireDict:
+            wire = dict(result)  # a plain dict again: the codec's fast paths take exact dicts
         else:
             serializer = _result_serializers.get(result.__class__) or _result_serializer(method, result, version)
             wire = serializer.to_python(result, mode="json", by_alias=True, exclude_none=True)

@@ -21,7 +21,7 @@ from mcp._protocol.http import (
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
-from mcp.server.session import ServerSession, WireResult, validate_params
+from mcp.server.session import ServerSession, WireDict, WireResult, validate_params
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
@@ -362,12 +362,18 @@ class Server(Generic[LifespanT]):
         if entry is not None:
             await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
 
+    async def _dispatch_to_middleware(self, ctx: ServerRequestContext[Any]) -> Any:
+        """`_dispatch` as the innermost `call_next` of middleware: a framework handler's wire-form
+        result arrives as the mapping it is (`WireDict`), never as the internal wrapper."""
+        result = await self._dispatch(ctx)
+        return WireDict(result.wire) if type(result) is WireResult else result
+
     def _chain(self, ctx: ServerRequestContext[Any]) -> Awaitable[Any]:
         """Middleware composed once per change of the list (outermost first)."""
         current = tuple(self.middleware)
         cached = self._chain_cache
         if cached is None or cached[0] != current:
-            call: CallNext = self._dispatch
+            call: CallNext = self._dispatch_to_middleware
             for mw in reversed(current):
                 call = _bind(mw, call)
             cached = self._chain_cache = (current, call)
