@@ -593,6 +593,12 @@ class ServerSession:
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
         warn_deprecated("logging")
+        if type(data) not in (str, int, float, bool, type(None)):
+            # a dataclass or model (FastMCP sends its `LogData`): its JSON form, as the official
+            # params model serializes it, on every transport (in-memory ones included)
+            from pydantic_core import to_jsonable_python
+
+            data = to_jsonable_python(data)
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
