@@ -39,7 +39,7 @@ def _capabilities(server: Any, version: str | None) -> dict[str, Any]:
     advertise its extensions; then what the override returns."""
     from mcp.server.lowlevel.server import Server
 
-    cls = type(server)
+    cls: Any = server.__class__
     if version in MODERN_VERSIONS:
         if cls.get_capabilities is Server.get_capabilities:
             return server.capabilities_wire()
