@@ -4,12 +4,14 @@ One venv per library, outside the project's .venv (both would provide `mcp`), ca
 `${MCPKIT_ECOSYSTEM_HOME:-~/.cache/mcpkit-ecosystem}`: built the way a user would (the venv, the
 pin, `pip install` of this checkout and its two stand-ins, then `pip install` of the library at a
 fixed version), and reused while its inputs are unchanged. The key covers the interpreter, the
-library pins, pyproject.toml and the stand-ins' metadata; a change to src/ alone reinstalls mcpkit
-(`--no-deps`, seconds) instead of rebuilding. A failed build raises: these tests never skip.
+library pins, pyproject.toml and the stand-ins' metadata (not the checkout's path: CI's clone reuses
+what a session built); a change to src/ alone reinstalls mcpkit (`--no-deps`, seconds) instead of
+rebuilding. A file lock keeps two builders apart. A failed build raises: these tests never skip.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import os
@@ -81,9 +83,15 @@ def library_venv(name: str) -> Path:
     """The python of the cached venv `name` of `VENVS` (built or refreshed here)."""
     steps = VENVS[name]
     key = _digest(sys.version.encode(), repr(steps).encode(), (REPO / "pyproject.toml").read_bytes(),
-                  (SHIM / "mcp" / "pyproject.toml").read_bytes(), (SHIM / "mcp-types" / "pyproject.toml").read_bytes(),
-                  str(REPO).encode())
+                  (SHIM / "mcp" / "pyproject.toml").read_bytes(), (SHIM / "mcp-types" / "pyproject.toml").read_bytes())
     venv = HOME / f"{name}-{key}"
+    HOME.mkdir(parents=True, exist_ok=True)
+    with (HOME / f"{name}.lock").open("w") as lock:  # one builder at a time (checkouts share the cache)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(name, steps, venv)
+
+
+def _build(name: str, steps: list[list[str]], venv: Path) -> Path:
     python = venv / "bin" / "python"
     stamp = venv / ".mcpkit-source"
     log = venv / "build.log"
@@ -93,7 +101,6 @@ def library_venv(name: str) -> Path:
             _pip(python, ["install", "--quiet", "--no-deps", "--force-reinstall", str(REPO)], log)
             stamp.write_text(source)
         return python
-    HOME.mkdir(parents=True, exist_ok=True)
     for old in HOME.glob(f"{name}-*"):  # earlier keys of this library: superseded
         shutil.rmtree(old, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=clean_env(), timeout=300)
