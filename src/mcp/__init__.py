@@ -66,7 +66,15 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'mcp' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
+    if module in _CLIENT_MODULES and "Client" not in globals():
+        globals()["Client"] = importlib.import_module("mcp.client.client").Client
     return value
+
+
+_CLIENT_MODULES = frozenset({"mcp.client.session", "mcp.client.stdio"})
+"""Resolving a name of these binds `Client` too (one module more): libraries that import
+`ClientSession` or `stdio_client` from `mcp` read `vars(mcp)["Client"]` next (the OpenAI Agents SDK
+does), and `vars` sees only names already bound."""
 
 
 if TYPE_CHECKING:

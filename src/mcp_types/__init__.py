@@ -11,12 +11,22 @@ same names the same way (distinct module objects, identical names, as in the off
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import mcp.types as _types
+import mcp.types.jsonrpc as _jsonrpc_home
+import mcp.types.version as _version_home
 from mcp.types import __all__ as __all__
 from mcp_types import jsonrpc as jsonrpc
 from mcp_types import version as version
+
+# The protocol's constants (error codes, meta keys, versions) are bound up front, as in the official
+# package: libraries read them with `vars(mcp_types)[...]` (the OpenAI Agents SDK does), which a lazy
+# lookup cannot answer. Only those of the two modules the imports above have loaded already.
+_CONSTANT_HOMES: tuple[Mapping[str, Any], ...] = (vars(_jsonrpc_home), vars(_version_home))
+globals().update({name: value for home in _CONSTANT_HOMES for name, value in home.items()
+                  if name.isupper() and name in __all__})
 
 
 def __getattr__(name: str) -> Any:

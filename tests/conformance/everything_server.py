@@ -137,7 +137,7 @@ async def test_tool_with_progress(ctx: Context) -> str:
         await ctx.report_progress(step, 100)
         await anyio.sleep(0.05)
     meta = ctx.request_context.meta or {}
-    return str(meta.get("progressToken"))
+    return str(meta.get("progress_token"))
 
 
 @mcp.tool()

@@ -162,7 +162,7 @@ class ClientSession:
         self.notification_hooks: list[Callable[[str, dict[str, Any]], Awaitable[None]]] = []
         """Called for every server notification before it is dispatched (the response cache evicts here)."""
         self._progress_tokens = iter(range(1, 1 << 62))
-        self._output_schemas: dict[str, Any] = {}
+        self._tool_output_schemas: dict[str, Any] = {}
         """The `output_schema` of every tool the last listings named (None: the tool declares none)."""
         self._validators: dict[str, tuple[Any, Callable[[Any], str | None]]] = {}
         self.peer: Peer | DispatcherPeer
@@ -190,6 +190,11 @@ class ClientSession:
     def discover_result(self) -> Any:
         """The server's `DiscoverResult`, kept whole; None unless `discover()` ran (or one was adopted)."""
         return self._discover_result
+
+    @property
+    def _session_read_timeout_seconds(self) -> float | None:
+        """The official private name of `read_timeout_seconds` (FastMCP's tests read it)."""
+        return self.read_timeout_seconds
 
     @property
     def protocol_version(self) -> str | None:
@@ -410,13 +415,22 @@ class ClientSession:
                          params: Any = None) -> Any:
         """One `tools/list` page (`params`: a `PaginatedRequestParams`, or `cursor`/`meta`); the
         session remembers each listed tool's output schema to check `call_tool` results against."""
-        raw = await self.send_request_raw("tools/list", _paginated(cursor, meta, params))
-        return self._absorb_tool_listing(_types().ListToolsResult.model_validate(raw))
+        request = _paginated(cursor, meta, params)
+        raw = await self.send_request_raw("tools/list", request)
+        result = _types().ListToolsResult.model_validate(raw)
+        first_page = not (request or {}).get("cursor")
+        return self._absorb_tool_listing(result, complete=first_page and result.next_cursor is None)
 
-    def _absorb_tool_listing(self, result: Any) -> Any:
-        """Remember the output schema of every tool in a listing (also a listing served from cache)."""
+    def _absorb_tool_listing(self, result: Any, *, complete: bool = False) -> Any:
+        """Remember the output schema of every tool in a listing (also a listing served from cache;
+        FastMCP's client cache calls this too, by its official name). A `complete` listing (one page,
+        the whole set) forgets the tools it no longer has."""
         for tool in result.tools:
-            self._output_schemas[tool.name] = tool.output_schema
+            self._tool_output_schemas[tool.name] = tool.output_schema
+        if complete:
+            names = {tool.name for tool in result.tools}
+            self._tool_output_schemas = {k: v for k, v in self._tool_output_schemas.items() if k in names}
+            self._validators = {k: v for k, v in self._validators.items() if k in names}
         return result
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
@@ -440,7 +454,7 @@ class ClientSession:
     async def validate_tool_result(self, name: str, result: Any) -> None:
         """Check a `CallToolResult` against the tool's declared output schema (listing the tools
         first when this one is not known yet). `RuntimeError` when it does not conform."""
-        if name not in self._output_schemas:
+        if name not in self._tool_output_schemas:
             cursor: str | None = None
             while True:
                 try:
@@ -450,12 +464,12 @@ class ClientSession:
                         raise
                     break  # a server with no tools/list: nothing declares a schema
                 cursor = page.next_cursor
-                if not cursor or name in self._output_schemas:
+                if not cursor or name in self._tool_output_schemas:
                     break
-        if name not in self._output_schemas:
+        if name not in self._tool_output_schemas:
             logger.warning("Tool %s not listed by server, cannot validate any structured content", name)
             return
-        schema = self._output_schemas[name]
+        schema = self._tool_output_schemas[name]
         if schema is None:
             return
         if result.structured_content is None and "structured_content" not in result.model_fields_set:

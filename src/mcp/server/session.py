@@ -53,9 +53,19 @@ REMOVED_ON_MODERN_WIRE = frozenset(
 )
 MODERN_ONLY = frozenset({"server/discover"})
 """Requests that exist only on the 2026-07-28 wire: without its `_meta` they are invalid params."""
+def request_meta(wire: dict[str, Any]) -> dict[str, Any]:
+    """A request's `_meta` as `ServerRequestContext.meta` holds it (the official `RequestParamsMeta`
+    shape): the progress token under its Python name `progress_token`, every other key as sent.
+    Only a `_meta` with a progress token is copied; the rest is the wire dict itself."""
+    meta = dict(wire)
+    meta["progress_token"] = meta.pop("progressToken")
+    return meta
+
+
 class WireResult:
     """A result already in wire form (spec names, no unset fields): the framework's own handlers
-    return these on the hot path to skip building and dumping a model. Never seen by middleware."""
+    return these on the hot path to skip building and dumping a model. Middleware never sees one:
+    it gets the finished wire dict (`Server._dispatch_wire`)."""
 
     __slots__ = ("wire",)
 
@@ -342,6 +352,7 @@ class ServerSession:
         wanted: Any = meta
         if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
             progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
+            meta = request_meta(cast("dict[str, Any]", wanted))
         try:
             version, caps = self._era(method, params, metadata)
             ctx: ServerRequestContext[Any] = ServerRequestContext(
@@ -605,6 +616,12 @@ class ServerSession:
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
         warn_deprecated("logging")
+        if type(data) not in (str, int, float, bool, type(None)):
+            # a dataclass or model (FastMCP sends its `LogData`): its JSON form, as the official
+            # params model serializes it, on every transport (in-memory ones included)
+            from pydantic_core import to_jsonable_python
+
+            data = to_jsonable_python(data)
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger

@@ -331,6 +331,20 @@ class _HttpSession:
             self.get_scope.cancel()
 
 
+class _SessionEnd:
+    """One live session as the official manager's private `_server_instances` map holds it: what
+    FastMCP awaits (`terminate()`) at shutdown to end every session before the task group stops."""
+
+    __slots__ = ("manager", "session")
+
+    def __init__(self, manager: StreamableHTTPSessionManager, session: _HttpSession) -> None:
+        self.manager = manager
+        self.session = session
+
+    async def terminate(self) -> None:
+        self.manager._terminate(self.session)
+
+
 class StreamableHTTPSessionManager:
     """The ASGI endpoint serving MCP over Streamable HTTP (see the module docstring)."""
 
@@ -428,6 +442,12 @@ class StreamableHTTPSessionManager:
     @property
     def session_count(self) -> int:
         return len(self._sessions)
+
+    @property
+    def _server_instances(self) -> dict[str, _SessionEnd]:
+        """Live handshake-era sessions by id, each ended by `await value.terminate()` (the official
+        private name, which FastMCP's app lifespan walks at shutdown)."""
+        return {sid: _SessionEnd(self, session) for sid, session in self._sessions.items()}
 
     # -- ASGI ---------------------------------------------------------------------------------
 

@@ -194,7 +194,7 @@ class DirectDispatcher:
                 assert self._on_request is not None
                 return await self._on_request(ctx, method, params)
         except TimeoutError:
-            raise MCPError(REQUEST_TIMEOUT, f"Timed out after {timeout} seconds waiting for a response to {method}") from None
+            raise MCPError(REQUEST_TIMEOUT, f"Timed out after {timeout}s waiting for {method!r}") from None  # official text
         except MCPError:
             raise
         except Exception as exc:

@@ -32,6 +32,26 @@ def _initialize_params(params: Any) -> tuple[str, dict[str, Any], dict[str, Any]
     return version, cast("dict[str, Any]", capabilities), cast("dict[str, Any]", client_info)
 
 
+def _capabilities(server: Any, version: str | None) -> dict[str, Any]:
+    """The capabilities `initialize`/`server/discover` declare, as a wire object: derived from the
+    handlers, unless a subclass overrides `get_capabilities` (or, on the handshake era,
+    `create_initialization_options`), which the official handlers call and FastMCP overrides to
+    advertise its extensions; then what the override returns."""
+    from mcp.server.lowlevel.server import Server
+
+    cls: Any = server.__class__
+    if version in MODERN_VERSIONS:
+        if cls.get_capabilities is Server.get_capabilities:
+            return server.capabilities_wire()
+        model = server.get_capabilities(protocol_version=version)
+    elif cls.get_capabilities is Server.get_capabilities and (
+            cls.create_initialization_options is Server.create_initialization_options):
+        return server.capabilities_wire()
+    else:
+        model = server.create_initialization_options().capabilities
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
 async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
     requested, capabilities, client_info = _initialize_params(params)
     session = ctx.session
@@ -41,7 +61,7 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
     else:
         version = session._complete_initialize(requested, client_info, capabilities)
     ctx.protocol_version = version
-    capabilities_out = server.capabilities_wire()
+    capabilities_out = _capabilities(server, version)
     if "logging/setLevel" in server._request_handlers:  # pyright: ignore[reportPrivateUsage]
         # Deprecated on the 2026-07-28 wire (so not advertised there), but served on this one: a
         # server that sends log notifications must declare `logging` (spec, server utilities).
@@ -56,7 +76,7 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
 async def discover(ctx: ServerRequestContext[Any], params: Any) -> Any:
     server = ctx.session.server
     versions = MODERN_VERSIONS if ctx.protocol_version in MODERN_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS
-    wire: dict[str, Any] = {"supportedVersions": list(versions), "capabilities": server.capabilities_wire()}
+    wire: dict[str, Any] = {"supportedVersions": list(versions), "capabilities": _capabilities(server, ctx.protocol_version)}
     if server.instructions is not None:
         wire["instructions"] = server.instructions
     return WireResult(wire)

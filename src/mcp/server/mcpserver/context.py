@@ -142,7 +142,7 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send `notifications/progress` when the caller asked for progress; otherwise do nothing."""
         meta = self.request_context.meta
-        token = None if meta is None else meta.get("progressToken")
+        token = None if meta is None else meta.get("progress_token")
         if token is None:
             return
         params: dict[str, Any] = {"progressToken": token, "progress": progress}

@@ -337,7 +337,7 @@ def _quiet(meta: dict[str, Any] | None) -> dict[str, Any] | None:
     """A task sends no progress or log notifications (SEP-2663): drop what would ask for them."""
     if not meta:
         return meta
-    return {k: v for k, v in meta.items() if k not in ("progressToken", LOG_LEVEL_META_KEY)}
+    return {k: v for k, v in meta.items() if k not in ("progressToken", "progress_token", LOG_LEVEL_META_KEY)}
 
 
 class Tasks(Extension):

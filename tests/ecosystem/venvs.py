@@ -1,0 +1,155 @@
+"""Virtual environments for the libraries built on `mcp`, each with mcpkit installed first.
+
+One venv per library, outside the project's .venv (both would provide `mcp`), cached under
+`${MCPKIT_ECOSYSTEM_HOME:-~/.cache/mcpkit-ecosystem}`: built the way a user would (the venv, the
+pin, `pip install` of this checkout and its two stand-ins, then `pip install` of the library at a
+fixed version), and reused while its inputs are unchanged. The key covers the interpreter, the
+library pins, pyproject.toml and the stand-ins' metadata (not the checkout's path: CI's clone reuses
+what a session built); a change to src/ alone reinstalls mcpkit (`--no-deps`, seconds) instead of
+rebuilding. A file lock keeps two builders apart. A failed build raises: these tests never skip.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SHIM = REPO / "shim"
+HOME = Path(os.environ.get("MCPKIT_ECOSYSTEM_HOME", Path.home() / ".cache" / "mcpkit-ecosystem"))
+
+FASTMCP = "fastmcp==4.1.6"  # FastMCP 4.x: its client and server require mcp>=2.3,<3 and mcp-types>=2,<3
+AGENTS = "openai-agents==0.24.0"  # the OpenAI Agents SDK: requires mcp>=1.19,<3 (httpx2 on mcp 2.x)
+MCPKIT = "<mcpkit>"
+"""Stands for this checkout and its two stand-ins in an install step."""
+
+VENVS: dict[str, list[list[str]]] = {
+    # mcpkit first, then the library, each in a venv of its own
+    "fastmcp": [[MCPKIT], [FASTMCP]],
+    "openai-agents": [[MCPKIT], [AGENTS]],
+    # mcpkit and both libraries in one `pip install`
+    "together": [[MCPKIT, FASTMCP, AGENTS]],
+}
+"""Each venv's install steps, in order (one `pip install` each)."""
+
+_spec = importlib.util.spec_from_file_location("mcpkit_shim_pin", SHIM / "pin.py")
+assert _spec is not None and _spec.loader is not None
+_pin = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_pin)
+pin = _pin.pin
+STAND_IN_VERSION: str = _pin.stand_in_version()
+
+
+def clean_env() -> dict[str, str]:
+    """The environment for the venv's processes: none of the caller's PYTHON* or VIRTUAL_ENV."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON") and k != "VIRTUAL_ENV"}
+
+
+def _digest(*parts: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(len(part).to_bytes(8, "big") + part)
+    return digest.hexdigest()[:16]
+
+
+def source_digest() -> str:
+    """What a `pip install .` of this checkout installs: every file under src/."""
+    files = sorted(p for p in (REPO / "src").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return _digest(*(bytes(str(p.relative_to(REPO)), "utf-8") + p.read_bytes() for p in files))
+
+
+def _pip(python: Path, args: list[str], log: Path) -> None:
+    with log.open("a") as out:
+        out.write(f"$ pip {' '.join(args)}\n")
+        out.flush()
+        done = subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", *args],
+                              stdout=out, stderr=subprocess.STDOUT, env=clean_env(), timeout=900)
+    if done.returncode != 0:
+        tail = log.read_text()[-3000:]
+        raise RuntimeError(f"pip {' '.join(args)} failed in {python.parent.parent} (log {log}):\n{tail}")
+
+
+def library_venv(name: str) -> Path:
+    """The python of the cached venv `name` of `VENVS` (built or refreshed here)."""
+    steps = VENVS[name]
+    key = _digest(sys.version.encode(), repr(steps).encode(), (REPO / "pyproject.toml").read_bytes(),
+                  (SHIM / "mcp" / "pyproject.toml").read_bytes(), (SHIM / "mcp-types" / "pyproject.toml").read_bytes())
+    venv = HOME / f"{name}-{key}"
+    HOME.mkdir(parents=True, exist_ok=True)
+    with (HOME / f"{name}.lock").open("w") as lock:  # one builder at a time (checkouts share the cache)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(name, steps, venv)
+
+
+def _build(name: str, steps: list[list[str]], venv: Path) -> Path:
+    python = venv / "bin" / "python"
+    stamp = venv / ".mcpkit-source"
+    log = venv / "build.log"
+    source = source_digest()
+    if python.exists() and stamp.exists():
+        if stamp.read_text() != source:  # same dependencies, new source: replace mcpkit alone
+            _pip(python, ["install", "--quiet", "--no-deps", "--force-reinstall", str(REPO)], log)
+            stamp.write_text(source)
+        return python
+    for old in HOME.glob(f"{name}-*"):  # earlier keys of this library: superseded
+        shutil.rmtree(old, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=clean_env(), timeout=300)
+    pin(venv)
+    mcpkit = [str(REPO), str(SHIM / "mcp"), str(SHIM / "mcp-types")]
+    for step in steps:
+        _pip(python, ["install", "--quiet", *(arg for req in step for arg in (mcpkit if req == MCPKIT else [req]))], log)
+    stamp.write_text(source)
+    return python
+
+
+def run(python: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `python args...` in the venv (bounded, `env` added to a clean environment), capturing its output."""
+    return subprocess.run([str(python), *args], capture_output=True, text=True, env={**clean_env(), **(env or {})},
+                          timeout=timeout)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def serving(python: Path, script: Path, *args: str) -> Iterator[int]:
+    """`python script args... PORT` in a child process (an HTTP server on 127.0.0.1:PORT), until
+    its port accepts connections (bounded); yields the port and stops the process afterwards."""
+    port = free_port()
+    proc = subprocess.Popen([str(python), str(script), *args, str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=clean_env())
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            proc.kill()
+            errors = proc.stderr.read().decode() if proc.stderr is not None else ""
+            raise RuntimeError(f"{script.name} did not listen on 127.0.0.1:{port}: {errors[-2000:]}")
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
