@@ -143,10 +143,10 @@ def test_a_function_without_parameters_has_an_empty_argument_list():
     assert prompt.to_wire().arguments == []
 
 
-def test_a_function_without_a_docstring_has_no_description():
+def test_a_function_without_a_docstring_has_an_empty_description_as_officially():
     prompt = Prompt.from_function(described)
-    assert prompt.description is None
-    assert "description" not in prompt.to_wire().to_wire()
+    assert prompt.description == ""
+    assert prompt.to_wire().to_wire()["description"] == ""
 
 
 def test_a_lambda_needs_an_explicit_name():

@@ -189,7 +189,7 @@ class Prompt(BaseModel):
             for field_name, field in model_fields.items()
         ]
         if description is None:
-            description = inspect.getdoc(fn) or None
+            description = inspect.getdoc(fn) or ""
         prompt = cls(
             fn=fn,
             name=fn_name,

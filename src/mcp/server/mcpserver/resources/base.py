@@ -186,7 +186,7 @@ class FunctionResource(Resource):
             uri=uri,
             name=fn_name,
             title=title,
-            description=description if description is not None else (inspect.getdoc(fn) or None),
+            description=description if description is not None else (inspect.getdoc(fn) or ""),
             mime_type=mime_type,  # type: ignore[arg-type]  # None -> the default, by the validator
             icons=icons,
             annotations=annotations,

@@ -120,7 +120,7 @@ class ResourceTemplate(BaseModel):
             parameters=signature.input_schema(),
             context_kwarg=context_kwarg or signature.context_param,
             title=title,
-            description=description if description is not None else (inspect.getdoc(fn) or None),
+            description=description if description is not None else (inspect.getdoc(fn) or ""),
             mime_type=mime_type or "text/plain",
             icons=icons,
             annotations=annotations,

@@ -299,4 +299,4 @@ def _docstring(fn: Any) -> str | None:
     import inspect
 
     doc = inspect.getdoc(fn)
-    return doc or None
+    return doc or ""
