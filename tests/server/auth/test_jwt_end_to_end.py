@@ -10,13 +10,13 @@ from typing import Any
 
 import httpx
 import pytest
+from authkit import MemoryProvider
 from jwtkit import JWKSApp, SigningKey, serve_built
 from pydantic import AnyUrl
 from starlette.applications import Starlette
 from starlette.routing import Mount
 from test_end_to_end import REDIRECT, Browser, Storage
 
-from conftest import MemoryProvider
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
