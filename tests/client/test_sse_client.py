@@ -5,19 +5,14 @@ uvicorn runs on its own asyncio loop in a background thread, so the client side 
 anyio backends.
 """
 
-import gc
-import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
-import uvicorn
 from pydantic import BaseModel
+from tests.server.http.httpkit import serving as running
 
 from mcp import Client, MCPError
 from mcp._protocol.sse import encode_event
@@ -40,44 +35,6 @@ the default (error), so leaks of the client itself still fail. Remove once the s
 
 Scope = dict[str, Any]
 ASGIApp = Callable[..., Any]
-
-
-@contextmanager
-def running(make_app: Callable[[], ASGIApp]) -> Iterator[str]:
-    """Serve `make_app()` with uvicorn on a free 127.0.0.1 port; yields `http://127.0.0.1:<port>`.
-    The app is built on the server's thread, whose asyncio loop owns what it creates."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    servers: list[uvicorn.Server] = []
-    should_exit = threading.Event()
-
-    def serve() -> None:
-        config = uvicorn.Config(make_app(), log_level="warning", lifespan="on", ws="none", http="h11",
-                                timeout_graceful_shutdown=2)
-        server = uvicorn.Server(config)
-        servers.append(server)
-        if not should_exit.is_set():
-            server.run(sockets=[sock])
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not (servers and servers[0].started):
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        should_exit.set()
-        for server in servers:
-            server.should_exit = True
-        thread.join(10)
-        sock.close()
-        gc.collect()  # server-side garbage is finalized within this test
-        assert not thread.is_alive(), "uvicorn did not stop"
 
 
 class Form(BaseModel):

@@ -3,61 +3,16 @@ HTTP requests that reach it, a bookshop server, and a token storage like the pag
 
 from __future__ import annotations
 
-import gc
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import uvicorn
+from tests.server.http.httpkit import serving
 
 from mcp.server import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 ASGIApp = Callable[..., Any]
-
-
-@contextmanager
-def serving(make_app: Callable[[], ASGIApp], *, before: Callable[[str], object] | None = None) -> Iterator[str]:
-    """Serve `make_app()` with uvicorn on a free 127.0.0.1 port, on a thread of its own (so the test
-    may run on asyncio or trio); yields `http://127.0.0.1:<port>`. Stopped and joined on exit.
-    `before` is told the base URL before the app is made (for apps that must name their origin)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    if before is not None:
-        before(f"http://127.0.0.1:{port}")
-    servers: list[uvicorn.Server] = []
-    stop = threading.Event()
-
-    def serve() -> None:
-        config = uvicorn.Config(make_app(), log_level="warning", lifespan="on", ws="none", http="h11",
-                                timeout_graceful_shutdown=2)
-        server = uvicorn.Server(config)
-        servers.append(server)
-        if not stop.is_set():
-            server.run(sockets=[sock])
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 15
-        while not (servers and servers[0].started):
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("uvicorn did not start")
-            time.sleep(0.01)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop.set()
-        for server in servers:
-            server.should_exit = True
-        thread.join(15)
-        sock.close()
-        gc.collect()
-        assert not thread.is_alive(), "uvicorn did not stop"
 
 
 class Recorder:

@@ -13,17 +13,21 @@ share one loop); tests using it run on asyncio only (`WIRES` / `backend_for` arr
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import socket
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Any
 from urllib.parse import unquote
 
 import anyio
 import httpx
 import pytest
+import uvicorn
 from anyio.abc import TaskGroup
 
 from mcp._protocol.sse import Event, SSEParser
@@ -235,6 +239,69 @@ async def uvicorn_server(app: ASGIApp, *, lifespan: str = "on") -> AsyncIterator
 
 
 # -- SSE ------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def serving(make_app: Callable[[], ASGIApp], *, before: Callable[[str], object] | None = None) -> Iterator[str]:
+    """Serve `make_app()` with uvicorn on a free 127.0.0.1 port, on a thread of its own (so the test
+    may run on asyncio or trio); yields `http://127.0.0.1:<port>`. Stopped and joined on exit.
+    `before` is told the base URL before the app is made (for apps that must name their origin)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    if before is not None:
+        before(f"http://127.0.0.1:{port}")
+    servers: list[uvicorn.Server] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        config = uvicorn.Config(make_app(), log_level="warning", lifespan="on", ws="none", http="h11",
+                                timeout_graceful_shutdown=2)
+        server = uvicorn.Server(config)
+        servers.append(server)
+        if not stop.is_set():
+            server.run(sockets=[sock])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 15
+        while not (servers and servers[0].started):
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.01)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop.set()
+        for server in servers:
+            server.should_exit = True
+        thread.join(15)
+        sock.close()
+        gc.collect()
+        assert not thread.is_alive(), "uvicorn did not stop"
+
+
+class Recorder:
+    """An ASGI wrapper that notes the method, path, headers and JSON-RPC method of every HTTP
+    request reaching the wrapped app."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.requests: list[dict[str, Any]] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", ())}
+        entry: dict[str, Any] = {"method": scope["method"], "path": scope["path"], "headers": headers,
+                                 "mcp_method": headers.get("mcp-method")}
+        self.requests.append(entry)
+        await self.app(scope, receive, send)
+
+    def posts(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["method"] == "POST"]
 
 
 def sse_events(body: bytes | str) -> list[Event]:
