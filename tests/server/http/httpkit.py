@@ -282,28 +282,6 @@ def serving(make_app: Callable[[], ASGIApp], *, before: Callable[[str], object] 
         assert not thread.is_alive(), "uvicorn did not stop"
 
 
-class Recorder:
-    """An ASGI wrapper that notes the method, path, headers and JSON-RPC method of every HTTP
-    request reaching the wrapped app."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.requests: list[dict[str, Any]] = []
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", ())}
-        entry: dict[str, Any] = {"method": scope["method"], "path": scope["path"], "headers": headers,
-                                 "mcp_method": headers.get("mcp-method")}
-        self.requests.append(entry)
-        await self.app(scope, receive, send)
-
-    def posts(self) -> list[dict[str, Any]]:
-        return [r for r in self.requests if r["method"] == "POST"]
-
-
 def sse_events(body: bytes | str) -> list[Event]:
     return SSEParser().feed(body)
 
