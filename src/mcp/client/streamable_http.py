@@ -10,7 +10,8 @@ message is pushed to the read stream.
   `notifications/initialized` the standalone GET stream is opened (405 is fine). An SSE response
   that ends before its answer is resumed with GET + `Last-Event-ID`. A 404 for a request carrying
   the session id means the session expired: the transport re-initializes once with the stored
-  `initialize` params and retries. `DELETE` ends the session on exit.
+  `initialize` params and retries (the spec's MUST; the official client does not), and the caller
+  gets "Session terminated" when that fails. `DELETE` ends the session on exit.
 - 2026-07-28 (a request whose `params._meta` carries the protocol version): no session; each POST
   carries `MCP-Protocol-Version`, `Mcp-Method` and, where the method names something, `Mcp-Name`;
   a `tools/call` also mirrors the arguments its tool marks with `x-mcp-header` (learnt from the
@@ -18,8 +19,12 @@ message is pushed to the read stream.
   once when the server answers HeaderMismatch: `mcp.client.header_mismatch`). Cancelling a request
   closes its stream (no `notifications/cancelled` POST on this wire).
 
-HTTP and connection failures never hang a caller: they become a JSON-RPC error response for the
-request on the read stream (code and message taken from a JSON-RPC error body when there is one).
+HTTP failures never hang a caller: they become a JSON-RPC error response for the request on the
+read stream (code and message taken from a JSON-RPC error body when there is one; a 404 without
+one is "Session terminated" within a session, "Not Found" before one, as the official client says).
+A request that gets no HTTP response at all (connection refused, DNS failure, ...) fails the
+transport instead, as officially: the HTTP library's exception (`httpx2.ConnectError`) leaves the
+transport's context inside an `ExceptionGroup`.
 """
 
 from __future__ import annotations
