@@ -1,6 +1,7 @@
 """SEP-2243 on the client: over Streamable HTTP at 2026-07-28 a tool whose `x-mcp-header`
-declarations break the rules is left out of `tools/list` (with a warning) and is never called;
-valid declarations, nullable and nested ones included, are kept and mirrored.
+declarations break the rules is left out of `tools/list` (with a warning) and its arguments are no
+longer mirrored (a call by name still goes out, as officially); valid declarations, nullable and
+nested ones included, are kept and mirrored.
 
 The server is scripted with `httpx.MockTransport`, so every request the client makes is visible."""
 
@@ -13,9 +14,8 @@ import anyio
 import httpx
 import pytest
 
-from mcp import Client, MCPError
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types.jsonrpc import INVALID_PARAMS
 
 pytestmark = pytest.mark.anyio
 
@@ -123,20 +123,35 @@ async def test_a_tool_with_valid_x_mcp_header_declarations_is_kept(properties: d
     assert [t.name for t in listed.tools] == ["fine"]
 
 
-async def test_calling_an_excluded_tool_fails_locally_and_never_reaches_the_server() -> None:
+async def test_calling_a_dropped_tool_sends_the_call_mirroring_nothing() -> None:
     server = ScriptedServer([VALID, tool("broken", INVALID["space in name"])])
     with anyio.fail_after(10):
         async with server.client() as client:
             await client.list_tools()
-            with pytest.raises(MCPError) as caught:
-                await client.call_tool("broken", {"value": "x"})
-            assert caught.value.code == INVALID_PARAMS
-            assert "broken" in caught.value.message
+            dropped = await client.call_tool("broken", {"value": "x"})
             result = await client.call_tool("valid_tool", {"region": "us-west1"})
-    assert result.content[0].text == "called"
-    calls = server.calls()
-    assert [body["params"]["name"] for body, _ in calls] == ["valid_tool"]
-    assert calls[0][1]["mcp-param-region"] == "us-west1"
+    assert dropped.content[0].text == result.content[0].text == "called"
+    (broken, broken_headers), (_, valid_headers) = server.calls()
+    assert broken["params"]["name"] == "broken"
+    assert not any(name.startswith("mcp-param-") for name in broken_headers)
+    assert valid_headers["mcp-param-region"] == "us-west1"
+
+
+async def test_a_listing_that_drops_a_tool_stops_its_mirroring() -> None:
+    server = ScriptedServer([VALID])
+    with anyio.fail_after(10):
+        async with server.client() as client:
+            await client.list_tools(cache_mode="bypass")
+            server.tools = [tool("valid_tool", {"region": {"type": "string", "x-mcp-header": "bad name"}})]
+            assert (await client.list_tools(cache_mode="bypass")).tools == []
+            await client.call_tool("valid_tool", {"region": "us-west1"})
+            server.tools = [VALID]
+            await client.list_tools(cache_mode="bypass")
+            server.tools = [tool("other", {})]
+            await client.list_tools(cache_mode="bypass")  # a whole listing without it
+            await client.call_tool("valid_tool", {"region": "us-west1"})
+    headers = [headers for _, headers in server.calls()]
+    assert [h.get("mcp-param-region") for h in headers] == [None, None]
 
 
 async def test_a_tool_fixed_by_a_later_listing_can_be_called_again() -> None:

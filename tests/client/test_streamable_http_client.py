@@ -8,12 +8,14 @@ changed through a route served on the server's own loop.
 """
 
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
 import anyio
 import httpx
+import httpx2
 import pytest
 from pydantic import BaseModel, Field
 from starlette.requests import Request
@@ -31,7 +33,10 @@ from mcp.server.event_store import InMemoryEventStore
 from mcp.server.mcpserver import Context
 from mcp.shared.message import SessionMessage
 from mcp.types import ElicitResult
-from mcp.types.jsonrpc import CONNECTION_CLOSED, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+from mcp.types.jsonrpc import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND, REQUEST_TIMEOUT
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import ExceptionGroup
 
 pytestmark = pytest.mark.anyio
 
@@ -476,22 +481,66 @@ async def test_a_json_rpc_error_body_keeps_its_code() -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_an_endpoint_answering_404_without_a_json_rpc_body_fails_the_connect(mode: str) -> None:
+async def test_an_endpoint_answering_404_without_a_json_rpc_body_fails_the_connect_as_not_found(mode: str) -> None:
     mcp = build_server()
     with running(lambda: mcp.streamable_http_app()) as base, anyio.fail_after(20), \
-            pytest.raises(MCPError, match="HTTP 404"):
+            pytest.raises(MCPError) as info:
         async with Client(f"{base}/not-mcp", mode=mode):
             pass
+    assert (info.value.code, info.value.message) == (METHOD_NOT_FOUND, "Not Found")
 
 
-async def test_a_refused_connection_fails_with_an_mcp_error() -> None:
+async def test_a_404_within_a_session_that_reinitializing_cannot_cure_is_session_terminated() -> None:
+    mcp = build_server()
+    gone = {"flag": False}
+
+    def app() -> ASGIApp:
+        inner = mcp.streamable_http_app()
+
+        async def wrapper(scope: Scope, receive: Any, send: Any) -> None:
+            if gone["flag"] and scope["type"] == "http" and scope["method"] == "POST":
+                await PlainTextResponse("", status_code=404)(scope, receive, send)
+                return
+            await inner(scope, receive, send)
+
+        return wrapper
+
+    with running(app) as base, anyio.fail_after(20):
+        async with Client(f"{base}/mcp", mode="legacy") as client:
+            gone["flag"] = True
+            with pytest.raises(MCPError) as info:
+                await client.list_tools()
+    assert (info.value.code, info.value.message) == (INVALID_REQUEST, "Session terminated")
+
+
+def _refused_url() -> str:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # nothing listens here once closed
-    with anyio.fail_after(20), pytest.raises(MCPError) as info:
-        async with Client(f"http://127.0.0.1:{port}/mcp", mode="legacy"):
+    return f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_refused_connection_escapes_the_client_as_the_http_librarys_connect_error_in_a_group(
+        mode: str) -> None:
+    """As officially (and as the migration guide's `except* httpx2.ConnectError` expects): an
+    `ExceptionGroup` holding `httpx2.ConnectError`, whose own cause (httpcore's) is kept."""
+    with anyio.fail_after(20), pytest.raises(ExceptionGroup) as info:
+        async with Client(_refused_url(), mode=mode):
             pass
-    assert info.value.code == CONNECTION_CLOSED
+    (error,) = info.value.exceptions
+    assert isinstance(error, httpx2.ConnectError)
+    assert error.__cause__ is not None
+
+
+async def test_a_refused_connection_during_a_stateless_call_fails_the_client_with_the_connect_error() -> None:
+    """The call is cancelled with the transport; `except* httpx2.ConnectError` (what `split` does)
+    around the `async with` catches the failure."""
+    with anyio.fail_after(20), pytest.raises(ExceptionGroup) as info:
+        async with Client(_refused_url(), mode="2026-07-28") as client:
+            await client.call_tool("echo", {"text": "x"})
+    matched, rest = info.value.split(httpx2.ConnectError)
+    assert matched is not None and rest is None
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -19,7 +19,9 @@ import anyio
 
 from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
+from mcp.client.header_mismatch import with_header_recovery
 from mcp.client.session import ClientSession
+from mcp.client.transport_failure import innermost_group, is_transport_failure
 from mcp.shared.exceptions import MCPError, single_leaf
 from mcp.types.jsonrpc import INVALID_PARAMS
 from mcp.types.version import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_VERSIONS
@@ -135,6 +137,8 @@ class Client:
                 await stack.__aexit__(type(exc), exc, exc.__traceback__)
             except BaseException as group:
                 leaf = single_leaf(group)
+                if leaf is not group and is_transport_failure(leaf):
+                    raise innermost_group(group) from None
                 raise leaf from (None if leaf is not group else group.__cause__)
             leaf = single_leaf(exc)
             if leaf is exc:
@@ -154,6 +158,8 @@ class Client:
             leaf = single_leaf(group)
             if leaf is group:
                 raise
+            if is_transport_failure(leaf):
+                raise innermost_group(group) from None
             raise leaf from None
 
     def _transport(self) -> Any:
@@ -274,13 +280,19 @@ class Client:
                         meta: dict[str, Any] | None = None) -> Any:
         """Call a tool, answering any input the server asks for along the way (2026-07-28); a
         result whose `structured_content` breaks the tool's declared `output_schema` raises (never
-        for `is_error` results)."""
+        for `is_error` results). A 2026-07-28 call refused with `HEADER_MISMATCH` is sent once
+        more after re-listing tools (see `mcp.client.header_mismatch`); `read_timeout_seconds`
+        (default: the client's) bounds each round and the whole re-list."""
         session = self.session
+        relist_timeout = read_timeout_seconds if read_timeout_seconds is not None else self.read_timeout_seconds
 
         async def one_round(responses: dict[str, Any] | None, state: str | None) -> Any:
-            return await session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
-                                           input_responses=responses, request_state=state,
-                                           allow_input_required=True, allow_claimed=bool(self._folded))
+            def send() -> Any:
+                return session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
+                                         input_responses=responses, request_state=state,
+                                         allow_input_required=True, allow_claimed=bool(self._folded))
+
+            return await with_header_recovery(self, name, relist_timeout, send)
 
         result = await self._drive(one_round, input_responses, request_state)
         if self._folded and type(result).__name__ != "CallToolResult":

@@ -80,7 +80,7 @@ async def sse_client(
         leaf = single_leaf(exc)  # task-group plumbing never reaches the caller as a bare group
         if leaf is exc:
             raise
-        raise leaf from None
+        raise leaf from leaf.__cause__  # keeps the cause an `httpx2.ConnectError` has, as officially
     finally:
         with anyio.CancelScope(shield=True):
             await write_send.aclose()

@@ -10,16 +10,21 @@ message is pushed to the read stream.
   `notifications/initialized` the standalone GET stream is opened (405 is fine). An SSE response
   that ends before its answer is resumed with GET + `Last-Event-ID`. A 404 for a request carrying
   the session id means the session expired: the transport re-initializes once with the stored
-  `initialize` params and retries. `DELETE` ends the session on exit.
+  `initialize` params and retries (the spec's MUST; the official client does not), and the caller
+  gets "Session terminated" when that fails. `DELETE` ends the session on exit.
 - 2026-07-28 (a request whose `params._meta` carries the protocol version): no session; each POST
   carries `MCP-Protocol-Version`, `Mcp-Method` and, where the method names something, `Mcp-Name`;
   a `tools/call` also mirrors the arguments its tool marks with `x-mcp-header` (learnt from the
-  `tools/list` results passing through) as `Mcp-Param-*`, re-reading `tools/list` once when the
-  server answers HeaderMismatch. Cancelling a request closes its stream (no
-  `notifications/cancelled` POST on this wire).
+  `tools/list` results passing through) as `Mcp-Param-*` (`Client.call_tool` re-lists and retries
+  once when the server answers HeaderMismatch: `mcp.client.header_mismatch`). Cancelling a request
+  closes its stream (no `notifications/cancelled` POST on this wire).
 
-HTTP and connection failures never hang a caller: they become a JSON-RPC error response for the
-request on the read stream (code and message taken from a JSON-RPC error body when there is one).
+HTTP failures never hang a caller: they become a JSON-RPC error response for the request on the
+read stream (code and message taken from a JSON-RPC error body when there is one; a 404 without
+one is "Session terminated" within a session, "Not Found" before one, as the official client says).
+A request that gets no HTTP response at all (connection refused, DNS failure, ...) fails the
+transport instead, as officially: the HTTP library's exception (`httpx2.ConnectError`) leaves the
+transport's context inside an `ExceptionGroup`.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from mcp._protocol.sse import SSEParser
 from mcp.client._http_library import HTTPErrors, errors_of
 from mcp.client.header_params import header_params, invalid_header_declaration
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import CONNECTION_CLOSED, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS
+from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
 
 if TYPE_CHECKING:
@@ -72,7 +77,6 @@ NAME_HEADER = "Mcp-Name"
 LAST_EVENT_ID_HEADER = "Last-Event-ID"
 _ACCEPT = "application/json, text/event-stream"
 _DRAIN_SECONDS = 2.0
-_MAX_TOOL_PAGES = 20
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
@@ -158,10 +162,14 @@ async def streamable_http_client(
 class _StreamState:
     """What a response stream has told us so far: enough to resume it."""
 
-    __slots__ = ("answered", "last_event_id", "received", "retry")
+    __slots__ = ("answered", "first_page", "last_event_id", "opened", "received", "retry")
 
-    def __init__(self) -> None:
+    def __init__(self, first_page: bool = False) -> None:
         self.answered = False
+        self.opened = False
+        """The server answered the POST (status and headers arrived)."""
+        self.first_page = first_page
+        """A `tools/list` request without a cursor: an answer without `nextCursor` is the whole listing."""
         self.last_event_id: str | None = None
         self.retry = DEFAULT_RETRY_SECONDS
         self.received = 0
@@ -195,10 +203,8 @@ class StreamableHTTPTransport:
         self._reinit_ids = itertools.count(1)
         self._tool_headers: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         """tool name -> (argument path, `Mcp-Param-*` suffix), learnt from `tools/list` results."""
-        self._excluded_tools: dict[str, str] = {}
         self._extra_headers: dict[Any, dict[str, str]] = {}
         """request id -> headers its sender asked for (`ClientMessageMetadata.headers`), while in flight."""
-        """2026-07-28: tool name -> why it was dropped from `tools/list` (invalid `x-mcp-header`)."""
 
     @property
     def client(self) -> AsyncHTTPClient:
@@ -265,42 +271,32 @@ class StreamableHTTPTransport:
             headers[f"Mcp-Param-{header}"] = encode_header_value(text)
         return headers
 
-    def _learn_tools(self, result: Any) -> Any:
-        """Learn the `x-mcp-header` parameters of the tools in a `tools/list` result. On the
-        2026-07-28 wire a tool whose declarations break the rules is excluded (SEP-2243: the client
-        MUST drop it, and SHOULD log why); returns the result without such tools."""
+    def _learn_tools(self, result: Any, complete: bool) -> Any:
+        """Learn the `x-mcp-header` parameters of the tools in a `tools/list` result (a `complete`
+        one, the whole listing in one page, also forgets the tools it no longer has). On the
+        2026-07-28 wire a tool whose declarations break the rules is dropped and no longer mirrored
+        (SEP-2243: the client MUST drop it, and SHOULD log why); returns the result without such
+        tools. Calling a dropped tool by name still sends the call, mirroring nothing."""
         excluded: list[dict[str, Any]] = []
+        listed: set[str] = set()
         for tool in _objects(_obj(result), "tools"):
             name = tool.get("name")
             if not isinstance(name, str):
                 continue
             reason = invalid_header_declaration(tool.get("inputSchema")) if self._stateless_wire else None
             if reason is not None:
-                if self._excluded_tools.get(name) != reason:
-                    logger.warning("excluding tool %r from tools/list: invalid x-mcp-header declaration: %s",
-                                   name, reason)
-                self._excluded_tools[name] = reason
+                logger.warning("dropping tool %r: invalid x-mcp-header (%s)", name, reason)
                 self._tool_headers.pop(name, None)
                 excluded.append(tool)
                 continue
-            self._excluded_tools.pop(name, None)
+            listed.add(name)
             self._tool_headers[name] = header_params(tool.get("inputSchema"))
+        if complete and len(self._tool_headers) > len(listed):
+            self._tool_headers = {name: pairs for name, pairs in self._tool_headers.items() if name in listed}
         if not excluded:
             return result
         tools = cast("list[Any]", result["tools"])
         return {**result, "tools": [tool for tool in tools if not any(tool is drop for drop in excluded)]}
-
-    def _excluded(self, message: dict[str, Any]) -> str | None:
-        """Why `message`, a 2026-07-28 `tools/call`, must not be sent: its tool was excluded from
-        `tools/list`. None otherwise."""
-        if message.get("method") != "tools/call" or _modern_version(message) is None:
-            return None
-        params = _obj(message.get("params"))
-        name = params.get("name") if params is not None else None
-        reason = self._excluded_tools.get(name) if isinstance(name, str) else None
-        if reason is None:
-            return None
-        return f"Tool {name!r} is unusable: its x-mcp-header declaration is invalid ({reason})"
 
     def _stream_headers(self) -> dict[str, str]:
         headers = {"Accept": "text/event-stream"}
@@ -391,8 +387,8 @@ class StreamableHTTPTransport:
             self._in_flight[request_id] = scope
             try:
                 await self._request(message)
-            except self._errors.http as exc:
-                await self._fail(request_id, CONNECTION_CLOSED, f"Connection error: {_describe(exc)}")
+            except self._errors.http:
+                raise  # a request that reached no server fails the transport (see `_post_request`)
             except Exception as exc:
                 # Raised while sending (an auth flow's `OAuthFlowError`, say): the caller gets the
                 # exception itself, so `except OAuthFlowError:` works as the OAuth page says.
@@ -406,13 +402,9 @@ class StreamableHTTPTransport:
                 self._extra_headers.pop(request_id, None)
 
     async def _request(self, message: dict[str, Any]) -> None:
-        reinitialized = refreshed = False
+        reinitialized = False
         while True:
             await self._session_settled()
-            excluded = self._excluded(message)
-            if excluded is not None:
-                await self._fail(message["id"], INVALID_PARAMS, excluded)
-                return
             headers = self._message_headers(message)
             used_session = headers.get(SESSION_HEADER)
             retry = await self._post_request(message, headers)
@@ -422,48 +414,49 @@ class StreamableHTTPTransport:
             if reason == "expired" and not reinitialized and await self._reinitialize(used_session):
                 reinitialized = True
                 continue
-            if reason == "headers" and not refreshed and await self._refresh_tools(message):
-                refreshed = True
-                continue
             await self._push(error)
             return
 
     async def _post_request(self, message: dict[str, Any],
                             headers: dict[str, str]) -> tuple[str, dict[str, Any]] | None:
         """POST one request and deliver its answer. Returns instead, undelivered, the error response
-        worth a retry: ("expired", ...) for a 404 to a request carrying a session id, ("headers", ...)
-        for a 2026-07-28 `tools/call` refused with HeaderMismatch (its tool schema may have changed)."""
+        worth a retry: ("expired", ...) for a 404 to a request carrying a session id."""
         request_id = message["id"]
         method = message["method"]
-        state = _StreamState()
-        async with self.client.stream("POST", self.url, content=encode(message).encode(), headers=headers) as response:
-            status = response.status_code
-            if status >= 300:
-                body = await response.aread()
-                error = _http_error(request_id, response, body)
-                if status == 404 and SESSION_HEADER in headers and method != "initialize":
-                    return "expired", error
-                if status == 400 and method == "tools/call" and METHOD_HEADER in headers \
-                        and error["error"].get("code") == HEADER_MISMATCH:
-                    return "headers", error
-                await self._push(error)
-                return None
-            if method == "initialize":
-                session_id = response.headers.get(SESSION_HEADER)
-                if session_id:
-                    self.session_id = session_id
-            kind = _content_type(response)
-            if kind == "text/event-stream":
-                await self._read_sse(response, state, request_id, method)
-            elif kind == "application/json":
-                body = await response.aread()
-                await self._deliver_body(body, state, request_id, method)
-            else:
-                await response.aread()
-                detail = "no response" if status == 202 or not kind else f"unexpected content type {kind!r}"
-                await self._fail(request_id, INTERNAL_ERROR, f"The server answered {method} with {detail} "
-                                                             f"(HTTP {status})")
-                return None
+        params = _obj(message.get("params"))
+        state = _StreamState(first_page=method == "tools/list" and not (params or {}).get("cursor"))
+        try:
+            async with self.client.stream("POST", self.url, content=encode(message).encode(), headers=headers) as response:
+                state.opened = True
+                status = response.status_code
+                if status >= 300:
+                    body = await response.aread()
+                    error = _post_error(request_id, response, body, self.session_id is not None)
+                    if status == 404 and SESSION_HEADER in headers and method != "initialize":
+                        return "expired", error
+                    await self._push(error)
+                    return None
+                if method == "initialize":
+                    session_id = response.headers.get(SESSION_HEADER)
+                    if session_id:
+                        self.session_id = session_id
+                kind = _content_type(response)
+                if kind == "text/event-stream":
+                    await self._read_sse(response, state, request_id, method)
+                elif kind == "application/json":
+                    body = await response.aread()
+                    await self._deliver_body(body, state, request_id, method)
+                else:
+                    await response.aread()
+                    detail = "no response" if status == 202 or not kind else f"unexpected content type {kind!r}"
+                    await self._fail(request_id, INTERNAL_ERROR, f"The server answered {method} with {detail} "
+                                                                 f"(HTTP {status})")
+                    return None
+        except self._errors.http as exc:
+            if not state.opened:
+                raise  # no response at all (connection refused, ...): escapes the transport, as officially
+            await self._fail(request_id, CONNECTION_CLOSED, f"Connection error: {_describe(exc)}")
+            return None
         if not state.answered:
             await self._resume(state, request_id, method)
         return None
@@ -593,7 +586,7 @@ class StreamableHTTPTransport:
                     if isinstance(version, str):
                         self.protocol_version = version
                 elif method == "tools/list" and result is not None:
-                    screened = self._learn_tools(result)
+                    screened = self._learn_tools(result, state.first_page and not result.get("nextCursor"))
                     if screened is not result:
                         message = {**message, "result": screened}
         await self._push(message)
@@ -721,32 +714,6 @@ class StreamableHTTPTransport:
             return None
         return _obj(answer.get("result")) if answer is not None else None
 
-    async def _refresh_tools(self, call: dict[str, Any]) -> bool:
-        """Re-read `tools/list` (same `_meta` as `call`) after a HeaderMismatch; True when the
-        called tool's `x-mcp-header` parameters changed, so that retrying can help."""
-        params = _obj(call.get("params"))
-        if params is None:
-            return False
-        name = str(params.get("name"))
-        before = self._tool_headers.get(name)
-        meta = {k: v for k, v in (_obj(params.get("_meta")) or {}).items() if k != "progressToken"}
-        cursor: Any = None
-        for page in range(_MAX_TOOL_PAGES):
-            list_params: dict[str, Any] = {"_meta": meta}
-            if cursor is not None:
-                list_params["cursor"] = cursor
-            request = {"jsonrpc": "2.0", "id": f"mcpkit-tools-{next(self._reinit_ids)}-{page}",
-                       "method": "tools/list", "params": list_params}
-            result = await self._internal_request(request)
-            if result is None:
-                return False
-            self._learn_tools(result)
-            cursor = result.get("nextCursor")
-            found = any(tool.get("name") == name for tool in _objects(result, "tools"))
-            if found or not cursor:
-                break
-        return self._tool_headers.get(name) != before
-
     async def terminate_session(self, client: AsyncHTTPClient | None = None) -> None:
         """`DELETE` the session, if any (405: the server does not allow it; fine)."""
         if self.session_id is None:
@@ -791,16 +758,35 @@ def _content_type(response: HTTPResponse) -> str:
     return response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
 
 
-def _http_error(request_id: Any, response: HTTPResponse, body: bytes) -> dict[str, Any]:
-    """The JSON-RPC error response standing for an HTTP error status."""
+def _jsonrpc_error_in(body: bytes) -> dict[str, Any] | None:
+    """The `error` of a JSON-RPC error response in an HTTP error body, if the body is one."""
     try:
         parsed = decode(body) if body else None
     except ParseError:
-        parsed = None
+        return None
     body_object = _obj(parsed)
     error = _obj(body_object.get("error")) if body_object is not None else None
     if error is not None and (not isinstance(error.get("code"), int) or not isinstance(error.get("message"), str)):
-        error = None
+        return None
+    return error
+
+
+def _post_error(request_id: Any, response: HTTPResponse, body: bytes, in_session: bool) -> dict[str, Any]:
+    """The JSON-RPC error response standing for an HTTP error status answering a request's POST:
+    the body's JSON-RPC error when it carries one; else a 404 is, as the official client says it,
+    "Session terminated" (INVALID_REQUEST) within a session and "Not Found" (METHOD_NOT_FOUND: no
+    such endpoint or method) before one; any other status is named (`HTTP 421 ...`, README)."""
+    if response.status_code == 404 and _jsonrpc_error_in(body) is None:
+        error = ({"code": INVALID_REQUEST, "message": "Session terminated"} if in_session
+                 else {"code": METHOD_NOT_FOUND, "message": "Not Found"})
+        return {"jsonrpc": "2.0", "id": request_id, "error": error}
+    return _http_error(request_id, response, body)
+
+
+def _http_error(request_id: Any, response: HTTPResponse, body: bytes) -> dict[str, Any]:
+    """The JSON-RPC error response standing for an HTTP error status: the body's JSON-RPC error, else
+    one naming the status (INTERNAL_ERROR)."""
+    error = _jsonrpc_error_in(body)
     if error is None:
         text = body.decode("utf-8", "replace").strip()[:200]
         reason = response.reason_phrase or ""
