@@ -8,7 +8,6 @@ fields a revision lacks pruned on older ones).
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -46,7 +45,6 @@ logger = logging.getLogger("mcp.server")
 current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token", default=None)
 """The `_meta.progressToken` of the request being served in this task (set only when it has one),
 for `ServerSession.report_progress`."""
-_progress_tokens = itertools.count(1)
 
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -535,12 +533,12 @@ class ServerSession:
             raise NoBackChannelError(method)
         if progress_callback is None:
             return await self.peer.send_request(method, params, timeout=timeout)
-        token = f"server-progress-{next(_progress_tokens)}"
+        token = self.peer.next_request_id()  # the request's own id, as officially
         params = {**(params or {})}
         params["_meta"] = {**params.get("_meta", {}), "progressToken": token}
         self._progress_callbacks[token] = progress_callback
         try:
-            return await self.peer.send_request(method, params, timeout=timeout)
+            return await self.peer.send_request(method, params, timeout=timeout, request_id=token)
         finally:
             self._progress_callbacks.pop(token, None)
 
@@ -635,10 +633,21 @@ class ServerSession:
                              stop_sequences: list[str] | None = None, metadata: dict[str, Any] | None = None,
                              model_preferences: Any = None, tools: list[Any] | None = None,
                              tool_choice: Any = None, related_request_id: Any = None) -> Any:
-        """`sampling/createMessage` to the client (handshake-era back-channel only; deprecated)."""
+        """`sampling/createMessage` to the client (handshake-era back-channel only; deprecated).
+
+        Checked before anything is sent, as officially: tools mode needs the client's
+        `sampling.tools` (`MCPError` -32602), and tool results must answer the tool uses just
+        before them (`ValueError`); both checks live in `mcp.server.validation`."""
         warn_deprecated("sampling")
+        from mcp.server.validation import (
+            validate_sampling_tools,
+            validate_tool_use_result_messages,
+            wants_sampling_tools,
+        )
         from mcp.types import CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools
 
+        validate_sampling_tools(self.client_capabilities, tools, tool_choice)
+        validate_tool_use_result_messages(messages)
         params = CreateMessageRequestParams(
             messages=messages, max_tokens=max_tokens, system_prompt=system_prompt,
             include_context=cast("Any", include_context),
@@ -647,8 +656,9 @@ class ServerSession:
         )
         raw = await self.send_raw_request("sampling/createMessage", params.to_wire(),
                                           related_request_id=related_request_id)
-        # with tools in play the answer may be a list or hold tool-use blocks
-        return (CreateMessageResultWithTools if tools else CreateMessageResult).model_validate(raw)
+        # in tools mode the answer may be a list or hold tool-use blocks
+        tools_mode = wants_sampling_tools(tools, tool_choice)
+        return (CreateMessageResultWithTools if tools_mode else CreateMessageResult).model_validate(raw)
 
     async def elicit_form(self, message: str, requested_schema: dict[str, Any], related_request_id: Any = None) -> Any:
         from mcp.types import ElicitResult

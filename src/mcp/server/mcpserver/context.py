@@ -140,17 +140,16 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
             await closer()
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send `notifications/progress` when the caller asked for progress; otherwise do nothing."""
-        meta = self.request_context.meta
-        token = None if meta is None else meta.get("progress_token")
-        if token is None:
+        """Send `notifications/progress` when the caller asked for progress; otherwise do nothing.
+
+        Delegated to `session.report_progress`, as officially, whenever this request's `_meta`
+        carries a token (0 included); a context whose `_meta` has none (a task running in the
+        background drops it) reports nothing."""
+        ctx = self.request_context
+        meta = ctx.meta
+        if meta is None or meta.get("progress_token") is None:
             return
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
-        await self.session.peer.send_notification("notifications/progress", params)
+        await ctx.session.report_progress(progress, total, message)
 
     async def read_resource(self, uri: str) -> Any:
         """Read one of this server's resources: an iterable of `ReadResourceContents`."""
