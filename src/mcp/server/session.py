@@ -17,6 +17,7 @@ from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedExcept
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp._protocol.revisions import prune_result
+from mcp.server.connection import LOG_LEVELS, allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError, NoBackChannelError, warn_deprecated
 from mcp.types.jsonrpc import (
@@ -29,6 +30,7 @@ from mcp.types.jsonrpc import (
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
     HANDSHAKE_VERSIONS,
+    LOG_LEVEL_META_KEY,
     MODERN_VERSIONS,
     PROTOCOL_VERSION_META_KEY,
     SERVER_INFO_META_KEY,
@@ -45,6 +47,9 @@ logger = logging.getLogger("mcp.server")
 current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token", default=None)
 """The `_meta.progressToken` of the request being served in this task (set only when it has one),
 for `ServerSession.report_progress`."""
+current_log_levels: ContextVar[frozenset[str] | None] = ContextVar("mcp_current_log_levels", default=None)
+"""The `notifications/message` levels the 2026-07-28 request being served in this task opted into
+with its `_meta` (set only for such requests; handshake-era ones may receive every level)."""
 
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -231,6 +236,7 @@ class ServerSession:
         if connection is not None or request_outbound is not None:
             if connection is None or request_outbound is None:
                 raise TypeError("ServerSession(request_outbound, connection) needs both")
+            self._allowed_log_levels = allowed_log_levels(connection.protocol_version, request_meta)
             self.peer: Any = OutboundPeer(request_outbound)
             return
         if server is None or read_stream is None or write_stream is None:
@@ -329,6 +335,12 @@ class ServerSession:
             caps = meta.get(CLIENT_CAPABILITIES_META_KEY) if meta is not None else None
             if type(caps) is not dict:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {CLIENT_CAPABILITIES_META_KEY!r}")
+            level = cast("dict[str, Any]", meta).get(LOG_LEVEL_META_KEY)
+            if level is not None and level not in LOG_LEVELS:
+                from mcp.types.methods import SPEC_CLIENT_METHODS
+
+                if method in SPEC_CLIENT_METHODS:  # a custom method's unknown level reads as none asked
+                    raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
             if method in REMOVED_ON_MODERN_WIRE:
                 raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
             return requested, cast("dict[str, Any]", caps)
@@ -347,12 +359,15 @@ class ServerSession:
         version = self._protocol_version
         meta: Any = params.get("_meta") if params is not None else None
         progress: Any = None
+        levels: Any = None
         wanted: Any = meta
         if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
             progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
             meta = request_meta(cast("dict[str, Any]", wanted))
         try:
             version, caps = self._era(method, params, metadata)
+            if caps is not None:  # a 2026-07-28 request: logs only at the level its `_meta` asks for
+                levels = current_log_levels.set(allowed_log_levels(version, cast("dict[str, Any] | None", wanted)))
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
                 getattr(metadata, "request", None) if metadata is not None else None, caps,
@@ -378,6 +393,8 @@ class ServerSession:
                 metadata = RaisedException(exc)
         if progress is not None:
             current_progress_token.reset(progress)
+        if levels is not None:
+            current_log_levels.reset(levels)
         await self.peer.send(response, metadata, answers=method, version=version)
 
     def plan_offload(self, message: dict[str, Any]) -> Callable[[], dict[str, Any]] | None:
@@ -613,7 +630,17 @@ class ServerSession:
 
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
+        """`notifications/message` to the client (deprecated). On a 2026-07-28 request only at or
+        above the level its `_meta` opted into (nothing without one); handshake-era: every level,
+        filtering being the server's own `logging/setLevel` handler's business, as officially."""
         warn_deprecated("logging")
+        if self._connection is not None:
+            if level not in self._allowed_log_levels:
+                return
+        else:
+            allowed = current_log_levels.get()
+            if allowed is not None and level not in allowed:
+                return
         if type(data) not in (str, int, float, bool, type(None)):
             # a dataclass or model (FastMCP sends its `LogData`): its JSON form, as the official
             # params model serializes it, on every transport (in-memory ones included)
