@@ -529,8 +529,10 @@ class ServerSession:
         if self._connection is not None:
             await self._channel(related_request_id).notify(method, params)
             return
-        if self._protocol_version is None:
-            return  # no handshake-era connection to notify; modern clients listen for events
+        if self._protocol_version is None and related_request_id is None:
+            # no handshake-era connection to notify (modern clients listen for events, a stateless
+            # one has no stream of its own); one tied to a request rides that request's stream
+            return
         await self.peer.send_notification(method, params)
 
     async def send_raw_request(self, method: str, params: dict[str, Any] | None = None, *,
