@@ -13,7 +13,14 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
 
-from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
+from mcp._engine.peer import (
+    DEFAULT_MAX_CONCURRENT_REQUESTS,
+    Peer,
+    RaisedException,
+    ReadStream,
+    WriteStream,
+    current_cancellation,
+)
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp._protocol.revisions import prune_result
@@ -54,6 +61,13 @@ with its `_meta` (set only for such requests; handshake-era ones may receive eve
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
+LIST_CHANGED_FOR: dict[str, str] = {
+    "tools/list": "notifications/tools/list_changed",
+    "prompts/list": "notifications/prompts/list_changed",
+    "resources/list": "notifications/resources/list_changed",
+    "resources/templates/list": "notifications/resources/list_changed",
+}
+"""A list request -> the list_changed notification whose news it fetches (see `relay_list_changed`)."""
 MODERN_ONLY = frozenset({"server/discover"})
 """Requests that exist only on the 2026-07-28 wire: without its `_meta` they are invalid params."""
 def request_meta(wire: dict[str, Any]) -> dict[str, Any]:
@@ -230,6 +244,9 @@ class ServerSession:
         """Handshake-era `resources/subscribe` targets of this connection."""
         self._progress_callbacks: dict[Any, ProgressFnT] = {}
         """Progress callbacks of this session's own requests to the client, by token."""
+        self._told: dict[str, tuple[Any, bool]] = {}
+        """list_changed method -> (the request turn that sent it, sent by `relay_list_changed`),
+        while the client has not asked for that list again (see `relay_list_changed`)."""
         self._connection = connection
         self._request_outbound = request_outbound
         self.request_meta = request_meta
@@ -355,6 +372,8 @@ class ServerSession:
     async def _on_request(self, message: dict[str, Any], metadata: Any) -> None:
         request_id = message["id"]
         method: str = message["method"]
+        if self._told:  # the client fetches the list: what it was told before is now known to it
+            self._told.pop(LIST_CHANGED_FOR.get(method, ""), None)
         params: dict[str, Any] | None = message.get("params")
         version = self._protocol_version
         meta: Any = params.get("_meta") if params is not None else None
@@ -591,13 +610,45 @@ class ServerSession:
         return raw if result_type is None else result_type.model_validate(raw)
 
     async def send_tool_list_changed(self) -> None:
-        await self.notify("notifications/tools/list_changed")
+        await self._send_list_changed("notifications/tools/list_changed")
 
     async def send_resource_list_changed(self) -> None:
-        await self.notify("notifications/resources/list_changed")
+        await self._send_list_changed("notifications/resources/list_changed")
 
     async def send_prompt_list_changed(self) -> None:
-        await self.notify("notifications/prompts/list_changed")
+        await self._send_list_changed("notifications/prompts/list_changed")
+
+    async def _send_list_changed(self, method: str) -> None:
+        """The official `send_*_list_changed`: always sent, except as the twin of what
+        `relay_list_changed` already sent in this same turn (see there)."""
+        turn = current_cancellation.get()
+        told = self._told.get(method)
+        if turn is not None:
+            self._told[method] = (turn, False)
+            if told is not None and told[0] is turn and told[1]:
+                return  # the relay of this turn said it already; a later call is a later change
+        await self.notify(method)
+
+    async def relay_list_changed(self, method: str) -> None:
+        """`ctx.notify_*_changed()`'s copy of a list_changed for the handshake-era caller (ours:
+        officially it reaches `subscriptions/listen` streams only).
+
+        The official docs tell such servers to call both `ctx.notify_*_changed()` and
+        `ctx.session.send_*_list_changed()`; the two coalesce so the caller hears of the change
+        once. The rule: within one request turn (the request being served, or a task it
+        started), a list_changed this session already sent and the client has not acted on yet
+        (no request for that list has arrived since) makes the other form redundant: the relay is
+        skipped after any such notice, and one `send_*` call is skipped after the relay (a
+        further `send_*` is a further change, sent as officially). A real later change is never
+        lost: a notice is skipped only while the client still owes a re-list that happens after
+        it and so sees it; a notice from another turn never suppresses one."""
+        turn = current_cancellation.get()
+        told = self._told.get(method)
+        if turn is not None:
+            if told is not None and told[0] is turn:
+                return
+            self._told[method] = (turn, True)
+        await self.notify(method)
 
     async def send_resource_updated(self, uri: str) -> None:
         await self.notify("notifications/resources/updated", {"uri": str(uri)})

@@ -154,13 +154,15 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
         return await self.mcp_server._resources.read(str(uri), self)
 
     async def _notify(self, event: Any, legacy: str) -> None:
-        """Publish to `subscriptions/listen` streams; also tell this handshake-era connection."""
+        """Publish to `subscriptions/listen` streams; also tell this handshake-era connection
+        (once, even when the handler also calls `ctx.session.send_*_list_changed()`, as the
+        official docs advise: `ServerSession.relay_list_changed`)."""
         server = self._mcp_server
         if server is not None:
             await server._publish(event)
         ctx = self._request_context
         if ctx is not None and ctx.session.has_back_channel:
-            await ctx.session.send_notification(legacy)
+            await ctx.session.relay_list_changed(legacy)
 
     async def notify_tools_changed(self) -> None:
         from mcp.server.subscriptions import ToolsListChanged
