@@ -727,13 +727,13 @@ class ServerSession:
         from mcp.types import CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools
 
         validate_sampling_tools(self.client_capabilities, tools, tool_choice)
-        validate_tool_use_result_messages(messages)
         params = CreateMessageRequestParams(
             messages=messages, max_tokens=max_tokens, system_prompt=system_prompt,
             include_context=cast("Any", include_context),
             temperature=temperature, stop_sequences=stop_sequences, metadata=metadata,
             model_preferences=model_preferences, tools=tools, tool_choice=tool_choice,
         )
+        validate_tool_use_result_messages(params.messages)  # the models (messages may be given as dicts)
         raw = await self.send_raw_request("sampling/createMessage", params.to_wire(),
                                           related_request_id=related_request_id)
         # in tools mode the answer may be a list or hold tool-use blocks
