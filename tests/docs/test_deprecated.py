@@ -95,9 +95,9 @@ async def test_protocol_logging_warns_where_the_tool_logs() -> None:
 
 async def test_set_logging_level_warns() -> None:
     async with Client(reading_room(), mode="legacy") as client:
-        with pytest.warns(MCPDeprecationWarning, match=LOGGING):
-            # Ours serves logging/setLevel (README, beyond the official SDK); the warning is the claim.
-            assert isinstance(await client.set_logging_level("info"), EmptyResult)
+        with pytest.warns(MCPDeprecationWarning, match=LOGGING), pytest.raises(MCPError, match=r"^Method not found$"):
+            # MCPServer serves no logging/setLevel, as officially; the warning is the claim.
+            await client.set_logging_level("info")
 
 
 async def test_client_ping_warns_removed_and_is_method_not_found_on_a_modern_connection() -> None:

@@ -1,7 +1,8 @@
 """docs/handlers/logging.md: a tool logs with the standard library; the log line goes to stderr
 and never into the result or onto the wire; `MCPServer(log_level=...)` configures logging only
 when nothing configured it first. The deprecated protocol logging, where a client still uses it,
-never delivers a line below the level the client set."""
+never delivers a line below the level the client's request asked for (2026-07-28 `_meta`; `MCPServer`
+serves no `logging/setLevel`, as officially)."""
 
 from __future__ import annotations
 
@@ -96,7 +97,6 @@ async def test_a_line_below_the_level_the_client_set_never_reaches_it() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # protocol logging is deprecated; this pins its filter still holds
         with anyio.fail_after(10):
-            async with Client(mcp, mode="legacy", logging_callback=on_log) as client:
-                await client.set_logging_level("warning")
+            async with Client(mcp, logging_callback=on_log, log_level="warning") as client:
                 assert (await client.call_tool("work", {})).content == [TextContent(text="done")]
     assert [(entry.level, entry.data) for entry in received] == [("warning", "disk almost full")]

@@ -53,12 +53,12 @@ async def test_a_handshake_session_is_served_by_all_three_workers_and_deleted_ev
     session = Session(http, replicas)
     init = await session.initialize(0)
     assert init["result"]["serverInfo"]["name"] == "replicated"
-    assert "error" not in await session.call(1, "logging/setLevel", {"level": "warning"})
+    assert "error" not in await session.call(1, "resources/subscribe", {"uri": "doc://readme"})
     served = [(await session.call(w, "tools/call", {"name": "whoami", "arguments": {}}))["result"]["structuredContent"]
               for w in (0, 1, 2, 2, 1, 0)]
     assert served == [{"result": f"worker{w}"} for w in (0, 1, 2, 2, 1, 0)]
     record = json.loads(redis_server.call("GET", f"cluster:session:{session.id}").split(b"\r\n")[1])
-    assert record["logLevel"] == "warning"  # a change made on worker1 is what every worker reads
+    assert record["subscriptions"] == ["doc://readme"]  # a change made on worker1 is what every worker reads
 
     deleted = await http.delete(replicas.url(2), headers=session.headers())
     assert deleted.status_code == 200

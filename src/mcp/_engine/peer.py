@@ -261,6 +261,11 @@ class Peer:
     async def send_notification(self, method: str, params: dict[str, Any] | None = None, metadata: Any = None) -> None:
         await self.send(m.notification(method, params), metadata)
 
+    def next_request_id(self) -> int:
+        """Reserve the id of a request about to be sent (`send_request(request_id=...)`): what a
+        progress token names, as officially (the request's own id)."""
+        return next(self._ids)
+
     async def send_request(
         self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, metadata: Any = None,
         request_id: Any = None,

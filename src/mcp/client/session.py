@@ -365,15 +365,20 @@ class ClientSession:
                 meta.update(modern)
                 if self._log_level is not None:
                     meta.setdefault(LOG_LEVEL_META_KEY, self._log_level)
-            token = None
+            token = request_id = None
             if progress_callback is not None:
-                token = next(self._progress_tokens)
+                # the token is the request's own id, as officially (over a dispatcher, a counter)
+                peer = self.peer
+                if isinstance(peer, Peer):
+                    token = request_id = peer.next_request_id()
+                else:
+                    token = next(self._progress_tokens)
                 meta["progressToken"] = token
                 self._progress[token] = progress_callback
             params["_meta"] = meta
             try:
                 return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds,
-                                                    metadata=metadata)
+                                                    metadata=metadata, request_id=request_id)
             finally:
                 if token is not None:
                     self._progress.pop(token, None)

@@ -84,8 +84,6 @@ class ServerRequestContext(Generic[LifespanT, RequestT]):
 
 LifespanT_co = TypeVar("LifespanT_co", default=Any, covariant=True)
 
-_LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-
 
 class Context(BaseContext[Any], Generic[LifespanT_co]):
     """The official SDK's low-level per-request context: a `BaseContext` over a dispatch context
@@ -123,15 +121,12 @@ class Context(BaseContext[Any], Generic[LifespanT_co]):
     async def log(self, level: str, data: Any, logger: str | None = None, *, meta: dict[str, Any] | None = None) -> None:
         """Deprecated protocol logging (`notifications/message`) on this request's back-channel; on
         2026-07-28 only at or above the level the request opted into in its `_meta`."""
+        from mcp.server.connection import allowed_log_levels
         from mcp.shared.exceptions import warn_deprecated
-        from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS
 
         warn_deprecated("logging")
-        if getattr(self._connection, "protocol_version", None) in MODERN_VERSIONS:
-            request_meta: dict[str, Any] = self._meta or {}
-            wanted = request_meta.get(LOG_LEVEL_META_KEY)
-            if wanted not in _LOG_LEVELS or _LOG_LEVELS.index(level) < _LOG_LEVELS.index(wanted):
-                return
+        if level not in allowed_log_levels(getattr(self._connection, "protocol_version", ""), self._meta):
+            return
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger

@@ -8,16 +8,23 @@ fields a revision lacks pruned on older ones).
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
 
-from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, Peer, RaisedException, ReadStream, WriteStream
+from mcp._engine.peer import (
+    DEFAULT_MAX_CONCURRENT_REQUESTS,
+    Peer,
+    RaisedException,
+    ReadStream,
+    WriteStream,
+    current_cancellation,
+)
 from mcp._protocol import messages as m
 from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp._protocol.revisions import prune_result
+from mcp.server.connection import LOG_LEVELS, allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError, NoBackChannelError, warn_deprecated
 from mcp.types.jsonrpc import (
@@ -30,6 +37,7 @@ from mcp.types.jsonrpc import (
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
     HANDSHAKE_VERSIONS,
+    LOG_LEVEL_META_KEY,
     MODERN_VERSIONS,
     PROTOCOL_VERSION_META_KEY,
     SERVER_INFO_META_KEY,
@@ -46,11 +54,20 @@ logger = logging.getLogger("mcp.server")
 current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token", default=None)
 """The `_meta.progressToken` of the request being served in this task (set only when it has one),
 for `ServerSession.report_progress`."""
-_progress_tokens = itertools.count(1)
+current_log_levels: ContextVar[frozenset[str] | None] = ContextVar("mcp_current_log_levels", default=None)
+"""The `notifications/message` levels the 2026-07-28 request being served in this task opted into
+with its `_meta` (set only for such requests; handshake-era ones may receive every level)."""
 
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
+LIST_CHANGED_FOR: dict[str, str] = {
+    "tools/list": "notifications/tools/list_changed",
+    "prompts/list": "notifications/prompts/list_changed",
+    "resources/list": "notifications/resources/list_changed",
+    "resources/templates/list": "notifications/resources/list_changed",
+}
+"""A list request -> the list_changed notification whose news it fetches (see `relay_list_changed`)."""
 MODERN_ONLY = frozenset({"server/discover"})
 """Requests that exist only on the 2026-07-28 wire: without its `_meta` they are invalid params."""
 def request_meta(wire: dict[str, Any]) -> dict[str, Any]:
@@ -227,12 +244,16 @@ class ServerSession:
         """Handshake-era `resources/subscribe` targets of this connection."""
         self._progress_callbacks: dict[Any, ProgressFnT] = {}
         """Progress callbacks of this session's own requests to the client, by token."""
+        self._told: dict[str, tuple[Any, bool]] = {}
+        """list_changed method -> (the request turn that sent it, sent by `relay_list_changed`),
+        while the client has not asked for that list again (see `relay_list_changed`)."""
         self._connection = connection
         self._request_outbound = request_outbound
         self.request_meta = request_meta
         if connection is not None or request_outbound is not None:
             if connection is None or request_outbound is None:
                 raise TypeError("ServerSession(request_outbound, connection) needs both")
+            self._allowed_log_levels = allowed_log_levels(connection.protocol_version, request_meta)
             self.peer: Any = OutboundPeer(request_outbound)
             return
         if server is None or read_stream is None or write_stream is None:
@@ -331,6 +352,12 @@ class ServerSession:
             caps = meta.get(CLIENT_CAPABILITIES_META_KEY) if meta is not None else None
             if type(caps) is not dict:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {CLIENT_CAPABILITIES_META_KEY!r}")
+            level = cast("dict[str, Any]", meta).get(LOG_LEVEL_META_KEY)
+            if level is not None and level not in LOG_LEVELS:
+                from mcp.types.methods import SPEC_CLIENT_METHODS
+
+                if method in SPEC_CLIENT_METHODS:  # a custom method's unknown level reads as none asked
+                    raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
             if method in REMOVED_ON_MODERN_WIRE:
                 raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
             return requested, cast("dict[str, Any]", caps)
@@ -345,16 +372,21 @@ class ServerSession:
     async def _on_request(self, message: dict[str, Any], metadata: Any) -> None:
         request_id = message["id"]
         method: str = message["method"]
+        if self._told:  # the client fetches the list: what it was told before is now known to it
+            self._told.pop(LIST_CHANGED_FOR.get(method, ""), None)
         params: dict[str, Any] | None = message.get("params")
         version = self._protocol_version
         meta: Any = params.get("_meta") if params is not None else None
         progress: Any = None
+        levels: Any = None
         wanted: Any = meta
         if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
             progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
             meta = request_meta(cast("dict[str, Any]", wanted))
         try:
             version, caps = self._era(method, params, metadata)
+            if caps is not None:  # a 2026-07-28 request: logs only at the level its `_meta` asks for
+                levels = current_log_levels.set(allowed_log_levels(version, cast("dict[str, Any] | None", wanted)))
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
                 getattr(metadata, "request", None) if metadata is not None else None, caps,
@@ -380,6 +412,8 @@ class ServerSession:
                 metadata = RaisedException(exc)
         if progress is not None:
             current_progress_token.reset(progress)
+        if levels is not None:
+            current_log_levels.reset(levels)
         await self.peer.send(response, metadata, answers=method, version=version)
 
     def plan_offload(self, message: dict[str, Any]) -> Callable[[], dict[str, Any]] | None:
@@ -514,8 +548,10 @@ class ServerSession:
         if self._connection is not None:
             await self._channel(related_request_id).notify(method, params)
             return
-        if self._protocol_version is None:
-            return  # no handshake-era connection to notify; modern clients listen for events
+        if self._protocol_version is None and related_request_id is None:
+            # no handshake-era connection to notify (modern clients listen for events, a stateless
+            # one has no stream of its own); one tied to a request rides that request's stream
+            return
         await self.peer.send_notification(method, params)
 
     async def send_raw_request(self, method: str, params: dict[str, Any] | None = None, *,
@@ -535,12 +571,12 @@ class ServerSession:
             raise NoBackChannelError(method)
         if progress_callback is None:
             return await self.peer.send_request(method, params, timeout=timeout)
-        token = f"server-progress-{next(_progress_tokens)}"
+        token = self.peer.next_request_id()  # the request's own id, as officially
         params = {**(params or {})}
         params["_meta"] = {**params.get("_meta", {}), "progressToken": token}
         self._progress_callbacks[token] = progress_callback
         try:
-            return await self.peer.send_request(method, params, timeout=timeout)
+            return await self.peer.send_request(method, params, timeout=timeout, request_id=token)
         finally:
             self._progress_callbacks.pop(token, None)
 
@@ -574,13 +610,45 @@ class ServerSession:
         return raw if result_type is None else result_type.model_validate(raw)
 
     async def send_tool_list_changed(self) -> None:
-        await self.notify("notifications/tools/list_changed")
+        await self._send_list_changed("notifications/tools/list_changed")
 
     async def send_resource_list_changed(self) -> None:
-        await self.notify("notifications/resources/list_changed")
+        await self._send_list_changed("notifications/resources/list_changed")
 
     async def send_prompt_list_changed(self) -> None:
-        await self.notify("notifications/prompts/list_changed")
+        await self._send_list_changed("notifications/prompts/list_changed")
+
+    async def _send_list_changed(self, method: str) -> None:
+        """The official `send_*_list_changed`: always sent, except as the twin of what
+        `relay_list_changed` already sent in this same turn (see there)."""
+        turn = current_cancellation.get()
+        told = self._told.get(method)
+        if turn is not None:
+            self._told[method] = (turn, False)
+            if told is not None and told[0] is turn and told[1]:
+                return  # the relay of this turn said it already; a later call is a later change
+        await self.notify(method)
+
+    async def relay_list_changed(self, method: str) -> None:
+        """`ctx.notify_*_changed()`'s copy of a list_changed for the handshake-era caller (ours:
+        officially it reaches `subscriptions/listen` streams only).
+
+        The official docs tell such servers to call both `ctx.notify_*_changed()` and
+        `ctx.session.send_*_list_changed()`; the two coalesce so the caller hears of the change
+        once. The rule: within one request turn (the request being served, or a task it
+        started), a list_changed this session already sent and the client has not acted on yet
+        (no request for that list has arrived since) makes the other form redundant: the relay is
+        skipped after any such notice, and one `send_*` call is skipped after the relay (a
+        further `send_*` is a further change, sent as officially). A real later change is never
+        lost: a notice is skipped only while the client still owes a re-list that happens after
+        it and so sees it; a notice from another turn never suppresses one."""
+        turn = current_cancellation.get()
+        told = self._told.get(method)
+        if turn is not None:
+            if told is not None and told[0] is turn:
+                return
+            self._told[method] = (turn, True)
+        await self.notify(method)
 
     async def send_resource_updated(self, uri: str) -> None:
         await self.notify("notifications/resources/updated", {"uri": str(uri)})
@@ -615,7 +683,17 @@ class ServerSession:
 
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
+        """`notifications/message` to the client (deprecated). On a 2026-07-28 request only at or
+        above the level its `_meta` opted into (nothing without one); handshake-era: every level,
+        filtering being the server's own `logging/setLevel` handler's business, as officially."""
         warn_deprecated("logging")
+        if self._connection is not None:
+            if level not in self._allowed_log_levels:
+                return
+        else:
+            allowed = current_log_levels.get()
+            if allowed is not None and level not in allowed:
+                return
         if type(data) not in (str, int, float, bool, type(None)):
             # a dataclass or model (FastMCP sends its `LogData`): its JSON form, as the official
             # params model serializes it, on every transport (in-memory ones included)
@@ -635,20 +713,32 @@ class ServerSession:
                              stop_sequences: list[str] | None = None, metadata: dict[str, Any] | None = None,
                              model_preferences: Any = None, tools: list[Any] | None = None,
                              tool_choice: Any = None, related_request_id: Any = None) -> Any:
-        """`sampling/createMessage` to the client (handshake-era back-channel only; deprecated)."""
+        """`sampling/createMessage` to the client (handshake-era back-channel only; deprecated).
+
+        Checked before anything is sent, as officially: tools mode needs the client's
+        `sampling.tools` (`MCPError` -32602), and tool results must answer the tool uses just
+        before them (`ValueError`); both checks live in `mcp.server.validation`."""
         warn_deprecated("sampling")
+        from mcp.server.validation import (
+            validate_sampling_tools,
+            validate_tool_use_result_messages,
+            wants_sampling_tools,
+        )
         from mcp.types import CreateMessageRequestParams, CreateMessageResult, CreateMessageResultWithTools
 
+        validate_sampling_tools(self.client_capabilities, tools, tool_choice)
         params = CreateMessageRequestParams(
             messages=messages, max_tokens=max_tokens, system_prompt=system_prompt,
             include_context=cast("Any", include_context),
             temperature=temperature, stop_sequences=stop_sequences, metadata=metadata,
             model_preferences=model_preferences, tools=tools, tool_choice=tool_choice,
         )
+        validate_tool_use_result_messages(params.messages)  # the models (messages may be given as dicts)
         raw = await self.send_raw_request("sampling/createMessage", params.to_wire(),
                                           related_request_id=related_request_id)
-        # with tools in play the answer may be a list or hold tool-use blocks
-        return (CreateMessageResultWithTools if tools else CreateMessageResult).model_validate(raw)
+        # in tools mode the answer may be a list or hold tool-use blocks
+        tools_mode = wants_sampling_tools(tools, tool_choice)
+        return (CreateMessageResultWithTools if tools_mode else CreateMessageResult).model_validate(raw)
 
     async def elicit_form(self, message: str, requested_schema: dict[str, Any], related_request_id: Any = None) -> Any:
         from mcp.types import ElicitResult

@@ -197,33 +197,6 @@ async def test_progress_reaches_the_callback_and_is_a_noop_without_a_token(mode:
     assert seen == [(1, 2, "step 1"), (2, 2, "step 2")]
 
 
-@pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")
-async def test_protocol_logging_honours_set_level_and_the_per_request_level() -> None:
-    mcp = MCPServer("logs")
-
-    @mcp.tool()
-    async def chatty(ctx: Context) -> str:
-        await ctx.debug("debug line")
-        await ctx.warning("warning line")
-        return "ok"
-
-    got: list[str] = []
-
-    async def on_log(params: Any) -> None:
-        got.append(params.data)
-
-    async with Client(mcp, mode="legacy", logging_callback=on_log) as client:
-        await client.set_logging_level("warning")
-        await client.call_tool("chatty", {})
-    assert got == ["warning line"]
-    got.clear()
-    async with Client(mcp, logging_callback=on_log) as client:
-        await client.call_tool("chatty", {})
-        assert got == []
-        await client.call_tool("chatty", {}, meta={"io.modelcontextprotocol/logLevel": "debug"})
-    assert got == ["debug line", "warning line"]
-
-
 async def test_a_cancelled_call_stops_the_handler_and_the_connection_keeps_working() -> None:
     mcp = MCPServer("slow")
     started = anyio.Event()
@@ -395,8 +368,6 @@ async def test_deprecated_features_warn_with_mcp_deprecation_warning() -> None:
     async with Client(mcp, mode="legacy") as client:
         with pytest.warns(MCPDeprecationWarning, match=r"^ping is removed as of 2026-07-28; the method only works under mode='legacy'\.$"):
             await client.send_ping()
-        with pytest.warns(MCPDeprecationWarning, match="logging capability is deprecated"):
-            await client.set_logging_level("info")
         with pytest.warns(MCPDeprecationWarning, match="logging capability is deprecated"):
             result = await client.call_tool("old_log", {})
         assert result.content[0].text == "logged"

@@ -118,10 +118,11 @@ _ON_METHODS: dict[str, tuple[str, str]] = {
     "on_completion": ("completion/complete", "CompleteRequestParams"),
     "on_set_logging_level": ("logging/setLevel", "SetLevelRequestParams"),
 }
-_DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str]] = {
-    "on_roots_list_changed": ("notifications/roots/list_changed", "roots"),
-    "on_progress": ("notifications/progress", "progress"),
+_DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str, str]] = {
+    "on_roots_list_changed": ("notifications/roots/list_changed", "roots", "NotificationParams"),
+    "on_progress": ("notifications/progress", "progress", "ProgressNotificationParams"),
 }
+"""keyword -> (notification method, deprecated feature, params type name in mcp.types)."""
 _OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
 """List methods whose handler may take None for absent params: `MCPServer`'s own (no model built on
 the hot path); handlers given to `Server(...)` always get the params model."""
@@ -184,9 +185,10 @@ class Server(Generic[LifespanT]):
                 if handler is not None:
                     from mcp.shared.exceptions import warn_deprecated
 
-                    method, feature = _DEPRECATED_NOTIFICATIONS[keyword]
+                    method, feature, params_name = _DEPRECATED_NOTIFICATIONS[keyword]
                     warn_deprecated(feature)
-                    self._notification_handlers[method] = HandlerEntry(None, handler)
+                    # the handler gets the params model, as officially (absent params: its defaults)
+                    self._notification_handlers[method] = HandlerEntry(_LazyParams(params_name, False), handler)
                 continue
             if keyword not in _ON_METHODS:
                 raise TypeError(f"Server.__init__() got an unexpected keyword argument {keyword!r}")
@@ -233,8 +235,11 @@ class Server(Generic[LifespanT]):
         return entry
 
     def get_notification_handler(self, method: str) -> HandlerEntry[LifespanT] | None:
-        """The entry registered for a notification method, or None."""
-        return self._notification_handlers.get(method)
+        """The entry registered for a notification method (its params type a model class), or None."""
+        entry = self._notification_handlers.get(method)
+        if entry is not None and isinstance(entry.params_type, _LazyParams):
+            return dataclasses.replace(entry, params_type=entry.params_type.model)
+        return entry
 
     def has_handler(self, method: str) -> bool:
         return method in self._request_handlers
@@ -377,8 +382,14 @@ class Server(Generic[LifespanT]):
 
     async def _dispatch_notification(self, ctx: ServerRequestContext[Any]) -> None:
         entry = self._notification_handlers.get(ctx.method)
-        if entry is not None:
-            await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
+        if entry is None:
+            return
+        try:
+            params = validate_params(entry.params_type, ctx.params)
+        except MCPError:
+            logger.warning("dropped %r: malformed params", ctx.method)  # as officially: nobody to answer
+            return
+        await entry.handler(ctx, params)
 
     async def _dispatch_wire(self, ctx: ServerRequestContext[Any]) -> Any:
         """The innermost call under middleware: `_dispatch`, then a request's result in its finished

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 from pydantic import BaseModel, ModelWrapValidatorHandler, model_validator
 from typing_extensions import TypeVar
 
-from mcp.shared.exceptions import warn_deprecated
-
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.mcpserver.server import MCPServer
@@ -140,30 +138,31 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
             await closer()
 
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send `notifications/progress` when the caller asked for progress; otherwise do nothing."""
-        meta = self.request_context.meta
-        token = None if meta is None else meta.get("progress_token")
-        if token is None:
+        """Send `notifications/progress` when the caller asked for progress; otherwise do nothing.
+
+        Delegated to `session.report_progress`, as officially, whenever this request's `_meta`
+        carries a token (0 included); a context whose `_meta` has none (a task running in the
+        background drops it) reports nothing."""
+        ctx = self.request_context
+        meta = ctx.meta
+        if meta is None or meta.get("progress_token") is None:
             return
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
-        await self.session.peer.send_notification("notifications/progress", params)
+        await ctx.session.report_progress(progress, total, message)
 
     async def read_resource(self, uri: str) -> Any:
         """Read one of this server's resources: an iterable of `ReadResourceContents`."""
         return await self.mcp_server._resources.read(str(uri), self)
 
     async def _notify(self, event: Any, legacy: str) -> None:
-        """Publish to `subscriptions/listen` streams; also tell this handshake-era connection."""
+        """Publish to `subscriptions/listen` streams; also tell this handshake-era connection
+        (once, even when the handler also calls `ctx.session.send_*_list_changed()`, as the
+        official docs advise: `ServerSession.relay_list_changed`)."""
         server = self._mcp_server
         if server is not None:
             await server._publish(event)
         ctx = self._request_context
         if ctx is not None and ctx.session.has_back_channel:
-            await ctx.session.send_notification(legacy)
+            await ctx.session.relay_list_changed(legacy)
 
     async def notify_tools_changed(self) -> None:
         from mcp.server.subscriptions import ToolsListChanged
@@ -222,17 +221,11 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
     async def log(self, level: str, data: Any, *, logger_name: str | None = None) -> None:
         """Deprecated protocol logging (`notifications/message`); prefer stdlib logging to stderr.
 
-        Sent only at or above the level the client asked for: `logging/setLevel` on the handshake
-        wire, the request's `io.modelcontextprotocol/logLevel` on 2026-07-28 (nothing without it)."""
-        warn_deprecated("logging")
-        ctx = self.request_context
-        threshold = _threshold(ctx)
-        if threshold is None or _LEVELS.get(level, 0) < _LEVELS.get(threshold, 0):
-            return
-        params: dict[str, Any] = {"level": level, "data": data}
-        if logger_name is not None:
-            params["logger"] = logger_name
-        await ctx.session.peer.send_notification("notifications/message", params)
+        Sent as `session.send_log_message` sends, as officially: every level on the handshake
+        wire (`MCPServer` serves no `logging/setLevel`), on 2026-07-28 only at or above the
+        request's `io.modelcontextprotocol/logLevel` (nothing without it)."""
+        await self.request_context.session.send_log_message(level, data, logger=logger_name,
+                                                            related_request_id=self.request_id)
 
     async def debug(self, data: Any, *, logger_name: str | None = None) -> None:
         await self.log("debug", data, logger_name=logger_name)
@@ -245,18 +238,3 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
 
     async def error(self, data: Any, *, logger_name: str | None = None) -> None:
         await self.log("error", data, logger_name=logger_name)
-
-
-_LEVELS = {name: rank for rank, name in enumerate(
-    ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"))}
-
-
-def _threshold(ctx: ServerRequestContext[Any]) -> str | None:
-    """The minimum level to send for this request, or None to send nothing."""
-    from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS
-
-    if ctx.protocol_version in MODERN_VERSIONS:
-        meta = ctx.meta
-        level = None if meta is None else meta.get(LOG_LEVEL_META_KEY)
-        return level if isinstance(level, str) else None
-    return ctx.session.log_level or "debug"

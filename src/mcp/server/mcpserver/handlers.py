@@ -401,10 +401,3 @@ async def complete(server: MCPServer, ctx: ServerRequestContext[Any], params: An
     handler = server._completion
     assert handler is not None
     return await handler.complete(params.ref, params.argument, params.context)
-
-
-async def set_logging_level(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
-    from mcp.types import EmptyResult
-
-    ctx.session.log_level = params.level
-    return EmptyResult()

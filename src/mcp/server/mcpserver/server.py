@@ -190,9 +190,6 @@ class MCPServer(Generic[LifespanT]):
         )
         self._lowlevel_server._request_handlers["tools/call"] = HandlerEntry(None, bind(handlers.call_tool, self),
                                                                         bind(handlers.plan_call_tool, self))
-        # Served for handshake-era clients (deprecated, so registered without the warning).
-        self._lowlevel_server._request_handlers["logging/setLevel"] = HandlerEntry(
-            _LazyParams("SetLevelRequestParams", False), bind(handlers.set_logging_level, self))
         table = self._lowlevel_server._request_handlers
         for method in _OPTIONAL_PARAMS:  # our own list handlers read a missing params as None: no model built
             table[method].params_type = _LazyParams(table[method].params_type.name, True)
@@ -285,7 +282,6 @@ class MCPServer(Generic[LifespanT]):
         return self._lowlevel_server.middleware
 
     def _capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
-        caps.pop("logging", None)  # served for old clients, but deprecated: not advertised
         caps["prompts"] = {"listChanged": True}
         caps["resources"] = {"subscribe": True, "listChanged": True}
         caps["tools"] = {"listChanged": True}
