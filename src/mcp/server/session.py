@@ -62,6 +62,24 @@ def request_meta(wire: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
+def handler_failure(exc: Exception, method: str, modern: bool) -> tuple[int, str, Any]:
+    """The error answer (code, message, data) for a handler's exception that is not an `MCPError`,
+    as the official SDK gives it: a pydantic `ValidationError` is -32602 "Invalid request
+    parameters"; anything else is logged with its traceback and answered -32603 "Internal server
+    error" on the 2026-07-28 wire, or code 0 with the exception's text on the handshake-era wire
+    (the official dispatcher's pinned compatibility answer: the text a handler raises is its
+    message to the caller, so a handler must not raise secrets)."""
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+
+    error = handler_exception_to_error_data(exc)
+    if error is not None:
+        return error.code, error.message, error.data
+    logger.exception("error handling %s", method)
+    if modern:
+        return INTERNAL_ERROR, "Internal server error", None
+    return 0, str(exc), None
+
+
 class WireResult:
     """A result already in wire form (spec names, no unset fields): the framework's own handlers
     return these on the hot path to skip building and dumping a model. Middleware never sees one:
@@ -374,8 +392,8 @@ class ServerSession:
         except MCPError as exc:
             response = m.error_response(request_id, exc.code, exc.message, exc.data)
         except Exception as exc:
-            logger.exception("error handling %s", method)
-            response = m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
+            code, text, data = handler_failure(exc, method, version in MODERN_VERSIONS)
+            response = m.error_response(request_id, code, text, data)
             if self.raise_exceptions and metadata is None:
                 metadata = RaisedException(exc)
         if progress is not None:
@@ -410,9 +428,8 @@ class ServerSession:
                 return m.result_response(request_id, self._result_to_wire(method, job(), version))
             except MCPError as exc:
                 return m.error_response(request_id, exc.code, exc.message, exc.data)
-            except Exception:
-                logger.exception("error handling %s", method)
-                return m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
+            except Exception as exc:
+                return m.error_response(request_id, *handler_failure(exc, method, False))
 
         return respond
 

@@ -16,7 +16,6 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.session import WireResult
 from mcp.shared.exceptions import (
     MCPError,
-    PromptRenderingFailed,
     ResourceError,
     ResourceNotFoundError,
     UnexpectedResourceError,
@@ -348,18 +347,10 @@ async def list_prompts(server: MCPServer, ctx: ServerRequestContext[Any], params
 
 
 async def get_prompt(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
-    if server._prompts.get_prompt(params.name) is None:
-        raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}", {"name": params.name})
-
-    async def run() -> Any:
-        try:
-            return await server._prompts.render_prompt(params.name, params.arguments, new_context(ctx, server))
-        except PromptRenderingFailed as exc:
-            raise _prompt_crashed(exc, reveal=getattr(ctx.session, "raise_exceptions", False)) from None
-        except ValueError as exc:
-            raise MCPError(INVALID_PARAMS, str(exc)) from None
-
-    return await with_request_state(server, ctx, run)
+    """prompts/get through `MCPServer.get_prompt`: its `ValueError`s become the answer as the
+    session maps a handler's exception (code 0 with the text on the handshake-era wire)."""
+    return await with_request_state(
+        server, ctx, lambda: server.get_prompt(params.name, params.arguments, new_context(ctx, server)))
 
 
 def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
@@ -373,28 +364,7 @@ def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
     if type(name) is not str or (arguments is not None and (
             type(arguments) is not dict or not all(type(v) is str for v in cast("dict[str, Any]", arguments).values()))):
         return None
-    render = server._prompts.plain_sync_renderer(name, arguments)
-    if render is None:
-        return None
-
-    def job() -> Any:
-        try:
-            return render()
-        except PromptRenderingFailed as exc:
-            raise _prompt_crashed(exc) from None
-        except ValueError as exc:
-            raise MCPError(INVALID_PARAMS, str(exc)) from None
-
-    return job
-
-
-def _prompt_crashed(exc: PromptRenderingFailed, *, reveal: bool = False) -> MCPError:
-    """A prompt function's crash as the client sees it: -32603 "Internal server error", the
-    cause logged here (its text may hold secrets, so it never reaches the answer). A test's
-    in-memory `Client(..., raise_exceptions=True)` sees `Error rendering prompt <name>` instead, as
-    officially (the testing page: the flag shows the real message instead of the sanitised one)."""
-    logger.error("%s", exc, exc_info=exc.__cause__)
-    return MCPError(INTERNAL_ERROR, str(exc) if reveal else "Internal server error")
+    return server._prompts.plain_sync_renderer(name, arguments)
 
 
 async def complete(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
