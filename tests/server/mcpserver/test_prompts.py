@@ -299,7 +299,7 @@ async def test_a_dict_that_is_not_a_message_fails_the_render():
     def numbers() -> dict[str, int]:
         return {"a": 1}
 
-    with pytest.raises(ValueError, match="^Error rendering prompt numbers$"):
+    with pytest.raises(ValueError, match=r"^Error rendering prompt numbers$"):
         await Prompt.from_function(numbers).render()
 
 
