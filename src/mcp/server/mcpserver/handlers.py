@@ -20,7 +20,7 @@ from mcp.shared.exceptions import (
     ResourceNotFoundError,
     UnexpectedResourceError,
 )
-from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
+from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
@@ -252,7 +252,7 @@ async def read_resource(server: MCPServer, ctx: ServerRequestContext[Any], param
         try:
             contents = await server._resources.read(uri, new_context(ctx, server))
         except ResourceError as exc:
-            raise _read_failed(uri, exc, ctx.protocol_version in MODERN_VERSIONS) from None
+            raise _read_failed(uri, exc) from None
         if getattr(contents, "result_type", None) == "input_required":
             return contents
         return _result(server, read_result_wire(uri, contents), "ReadResourceResult")
@@ -275,27 +275,23 @@ def plan_read_resource(server: MCPServer, params: Any) -> Callable[[], Any] | No
     def job() -> Any:
         try:
             contents = reader()
-        except ResourceError as exc:  # offloaded requests are handshake-era ones
-            raise _read_failed(uri, exc, False) from None
+        except ResourceError as exc:
+            raise _read_failed(uri, exc) from None
         return _result(server, read_result_wire(uri, contents), "ReadResourceResult")
 
     return job
 
 
-def _read_failed(uri: str, exc: ResourceError, modern: bool) -> MCPError:
-    """The answer to a failed read: the error's own message with the URI as data (as the official
-    SDK gives it); a missing resource is -32002 up to 2025-11-25 and -32602 on 2026-07-28 (each
-    revision's spec), anything else -32603. A crash (`UnexpectedResourceError`) is logged with its
-    traceback; its message names only the URI."""
+def _read_failed(uri: str, exc: ResourceError) -> MCPError:
+    """The answer to a failed read, as the official SDK gives it: the error's own message with the
+    URI as data; a missing resource is -32602 on every revision (SEP-2164), anything else -32603.
+    A crash (`UnexpectedResourceError`) is logged with its traceback; its message names only the
+    URI."""
     if isinstance(exc, UnexpectedResourceError):
         logger.error("Resource %r raised an unexpected exception", uri, exc_info=exc.__cause__ or exc)
     else:
         logger.info("Resource %r failed: %r", uri, str(exc))
-    if isinstance(exc, ResourceNotFoundError):
-        code = INVALID_PARAMS if modern else RESOURCE_NOT_FOUND
-    else:
-        code = INTERNAL_ERROR
-    return MCPError(code, str(exc), {"uri": uri})
+    return MCPError(INVALID_PARAMS if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR, str(exc), {"uri": uri})
 
 
 def read_result_wire(uri: str, contents: Sequence[Any]) -> dict[str, Any]:

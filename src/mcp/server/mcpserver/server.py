@@ -396,11 +396,17 @@ class MCPServer(Generic[LifespanT]):
         return [t.to_tool() for t in self._tools.values()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
+        """Call the tool `name`: its `CallToolResult` (or the `InputRequiredResult` it answered with).
+
+        Raises `ToolError` for an unknown tool, arguments that fail validation, or a `ToolError` /
+        `ResourceError` the tool raised; `UnexpectedToolError` for anything else it raised or a
+        return value that fails conversion (`__cause__` is the original); `MCPError` unchanged.
+        (tools/call answers the same failures as `is_error` results carrying the error's text.)"""
         tool = self._tools.get(name)
         if tool is None:
-            from mcp.server.mcpserver.tools import error_result
+            from mcp.shared.exceptions import ToolError
 
-            return error_result(f"Unknown tool: {name}")
+            raise ToolError(f"Unknown tool: {name}")
         return await tool.call(arguments, context if context is not None else handlers.new_context(None, self))
 
     # -- resources ----------------------------------------------------------------------------
