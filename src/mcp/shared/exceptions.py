@@ -197,7 +197,14 @@ class SubscriptionLost(RuntimeError):
 
 
 class ListenNotSupportedError(RuntimeError):
-    """The server does not support `subscriptions/listen`."""
+    """`subscriptions/listen` needs a 2026-07-28 connection; `negotiated_version` is the one in force."""
+
+    def __init__(self, negotiated_version: str | None) -> None:
+        self.negotiated_version = negotiated_version
+        super().__init__(
+            f"subscriptions/listen is not available at protocol version {negotiated_version!r}; it requires "
+            "2026-07-28. On earlier versions use subscribe_resource() and the change notifications delivered "
+            "through message_handler.")
 
 
 class MCPDeprecationWarning(UserWarning):
