@@ -29,6 +29,7 @@ from mcp.types.jsonrpc import (
 )
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
     HANDSHAKE_VERSIONS,
     MODERN_VERSIONS,
     PROTOCOL_VERSION_META_KEY,
@@ -47,6 +48,10 @@ current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token
 """The `_meta.progressToken` of the request being served in this task (set only when it has one),
 for `ServerSession.report_progress`."""
 _progress_tokens = itertools.count(1)
+current_envelope: ContextVar[dict[str, Any] | None] = ContextVar("mcp_current_envelope", default=None)
+"""The `_meta` of the 2026-07-28 request being served in this task: its client info and capabilities
+stand in for `initialize`'s (`ServerSession.client_params` and friends), as the official SDK's
+per-request connection does."""
 
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -60,6 +65,19 @@ def request_meta(wire: dict[str, Any]) -> dict[str, Any]:
     meta = dict(wire)
     meta["progress_token"] = meta.pop("progressToken")
     return meta
+
+
+def _typed(model_name: str, raw: Any) -> Any:
+    """`raw` (a request `_meta` value) as the `mcp.types` model named, or None when absent or
+    mis-shaped (a bad value degrades to not supplied, as officially)."""
+    if type(raw) is not dict:
+        return None
+    import mcp.types
+
+    try:
+        return getattr(mcp.types, model_name).model_validate(raw)
+    except ValueError:
+        return None
 
 
 def handler_failure(exc: Exception, method: str, modern: bool) -> tuple[int, str, Any]:
@@ -286,19 +304,25 @@ class ServerSession:
 
     @property
     def client_params(self) -> Any:
-        """The client's `initialize` params (official form: the connection's; otherwise built from
-        what `initialize` carried, None before it)."""
+        """The client's `initialize` params (official form: the connection's; on a 2026-07-28
+        request, built from its `_meta` when that names the client; otherwise built from what
+        `initialize` carried, None before it)."""
         if self._connection is not None:
             return self._connection.client_params
+        envelope = current_envelope.get()
+        version = self._protocol_version if envelope is None else envelope.get(PROTOCOL_VERSION_META_KEY)
         info, caps = self.client_info, self.client_capabilities
-        if info is None or caps is None or self._protocol_version is None:
+        if info is None or caps is None or version is None:
             return None
         from mcp.types import InitializeRequestParams
 
-        return InitializeRequestParams(protocol_version=self._protocol_version, capabilities=caps, client_info=info)
+        return InitializeRequestParams(protocol_version=version, capabilities=caps, client_info=info)
 
     @property
     def client_info(self) -> Implementation | None:
+        envelope = current_envelope.get()
+        if envelope is not None:
+            return _typed("Implementation", envelope.get(CLIENT_INFO_META_KEY))
         if self._connection is not None:
             params = self._connection.client_params
             return None if params is None else params.client_info
@@ -311,6 +335,9 @@ class ServerSession:
 
     @property
     def client_capabilities(self) -> ClientCapabilities | None:
+        envelope = current_envelope.get()
+        if envelope is not None:
+            return _typed("ClientCapabilities", envelope.get(CLIENT_CAPABILITIES_META_KEY))
         if self._connection is not None:
             return self._connection.client_capabilities
         caps = self._client_capabilities
@@ -371,8 +398,11 @@ class ServerSession:
         if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
             progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
             meta = request_meta(cast("dict[str, Any]", wanted))
+        envelope: Any = None
         try:
             version, caps = self._era(method, params, metadata)
+            if caps is not None:
+                envelope = current_envelope.set(wanted)
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
                 getattr(metadata, "request", None) if metadata is not None else None, caps,
@@ -398,6 +428,8 @@ class ServerSession:
                 metadata = RaisedException(exc)
         if progress is not None:
             current_progress_token.reset(progress)
+        if envelope is not None:
+            current_envelope.reset(envelope)
         await self.peer.send(response, metadata, answers=method, version=version)
 
     def plan_offload(self, message: dict[str, Any]) -> Callable[[], dict[str, Any]] | None:
