@@ -402,7 +402,7 @@ class ServerSession:
         try:
             version, caps = self._era(method, params, metadata)
             if caps is not None:
-                envelope = current_envelope.set(wanted)
+                envelope = current_envelope.set(cast("dict[str, Any]", wanted))
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
                 getattr(metadata, "request", None) if metadata is not None else None, caps,
