@@ -98,6 +98,22 @@ def handler_failure(exc: Exception, method: str, modern: bool) -> tuple[int, str
     return 0, str(exc), None
 
 
+def raised_for(exc: Exception, modern: bool) -> BaseException | None:
+    """What an in-memory client with `raise_exceptions=True` sees for a handler's exception, as
+    officially: nothing special for one with a mapped answer (the error response), else the
+    exception itself on the handshake-era wire and `MCPError(-32603, its text)` chained to it on
+    the 2026-07-28 wire."""
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+
+    if handler_exception_to_error_data(exc) is not None:
+        return None
+    if not modern:
+        return exc
+    revealed = MCPError(INTERNAL_ERROR, str(exc))
+    revealed.__cause__ = exc
+    return revealed
+
+
 class WireResult:
     """A result already in wire form (spec names, no unset fields): the framework's own handlers
     return these on the hot path to skip building and dumping a model. Middleware never sees one:
@@ -422,10 +438,13 @@ class ServerSession:
         except MCPError as exc:
             response = m.error_response(request_id, exc.code, exc.message, exc.data)
         except Exception as exc:
-            code, text, data = handler_failure(exc, method, version in MODERN_VERSIONS)
+            modern = version in MODERN_VERSIONS
+            code, text, data = handler_failure(exc, method, modern)
             response = m.error_response(request_id, code, text, data)
             if self.raise_exceptions and metadata is None:
-                metadata = RaisedException(exc)
+                raised = raised_for(exc, modern)
+                if raised is not None:
+                    metadata = RaisedException(raised)
         if progress is not None:
             current_progress_token.reset(progress)
         if envelope is not None:
