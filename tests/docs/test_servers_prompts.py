@@ -2,9 +2,8 @@
 strings; a str is one user message, a list seeds a conversation; titles and descriptions reach the
 client; content blocks and media ride in messages; prompts change at runtime with a notification.
 
-One deliberate difference: a missing required argument fails the request with -32602 (Invalid
-params), as the MCP spec's prompts page prescribes; the official SDK answers -32603 "Internal server
-error" (README, "What we do beyond the official SDK")."""
+A missing required argument fails the request as the official SDK answers it: -32603 "Internal
+server error" on the 2026-07-28 wire, code 0 naming the argument on the handshake era."""
 
 from __future__ import annotations
 
