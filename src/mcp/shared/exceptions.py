@@ -140,10 +140,11 @@ class ResourceError(MCPServerError):
 
 
 class PromptRenderingFailed(ValueError):
-    """A prompt function (or the conversion of its value) failed: `Prompt.render` raises it as the
-    official `ValueError("Error rendering prompt <name>")` (the cause is its `__cause__`), while `prompts/get` answers it
-    -32603 "Internal server error" with the cause in the server's log, never in the answer (its text
-    may hold secrets or paths)."""
+    """A prompt function (its argument validation, or the conversion of its value) failed:
+    `Prompt.render` raises it as the official `ValueError("Error rendering prompt <name>")`, the
+    cause as its `__cause__` (logged, never in the answer: its text may hold secrets or paths).
+    prompts/get answers it as the official SDK does: code 0 with that text on the handshake-era
+    wire, -32603 "Internal server error" on 2026-07-28."""
 
     def __init__(self, name: str) -> None:
         super().__init__(f"Error rendering prompt {name}")
