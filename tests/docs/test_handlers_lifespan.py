@@ -5,7 +5,7 @@ appears in a tool's schema.
 
 Where we differ from the page on purpose: the page warns that `Context[AppContext]` (the
 parameterized form) fails in resources and prompts. The official SDK 2.3.0 accepts it there, and
-so do we (README, "beyond the official SDK"): the tests below pin that it works."""
+so do we: the tests below pin that it works."""
 
 from __future__ import annotations
 

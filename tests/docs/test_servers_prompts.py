@@ -2,9 +2,8 @@
 strings; a str is one user message, a list seeds a conversation; titles and descriptions reach the
 client; content blocks and media ride in messages; prompts change at runtime with a notification.
 
-One deliberate difference: a missing required argument fails the request with -32602 (Invalid
-params), as the MCP spec's prompts page prescribes; the official SDK answers -32603 "Internal server
-error" (README, "What we do beyond the official SDK")."""
+A missing required argument fails the request as the official SDK answers it: -32603 "Internal
+server error" on the 2026-07-28 wire, code 0 naming the argument on the handshake era."""
 
 from __future__ import annotations
 
@@ -91,7 +90,7 @@ async def test_a_str_renders_as_one_user_message() -> None:
                                                                                   text="Plan a menu for 6 guests."))]
 
 
-async def test_a_missing_required_argument_fails_the_request_with_invalid_params() -> None:
+async def test_a_missing_required_argument_fails_the_request_before_the_function_runs() -> None:
     ran: list[str] = []
     mcp = MCPServer("Kitchen")
 
@@ -100,12 +99,15 @@ async def test_a_missing_required_argument_fails_the_request_with_invalid_params
         ran.append(guests)
         return guests
 
-    async with Client(mcp) as client:
+    async with Client(mcp) as client:  # 2026-07-28: an opaque internal error, as officially
         with pytest.raises(MCPError) as raised:
             await client.get_prompt("plan_menu")
-        assert raised.value.error.code == -32602  # the spec's code; the official SDK sends -32603
-        assert "guests" in raised.value.error.message
+        assert (raised.value.error.code, raised.value.error.message) == (-32603, "Internal server error")
         assert (await client.get_prompt("plan_menu", {"guests": "2"})).messages  # still serving
+    async with Client(mcp, mode="legacy") as client:  # the handshake era names the argument
+        with pytest.raises(MCPError) as raised:
+            await client.get_prompt("plan_menu")
+        assert (raised.value.error.code, raised.value.error.message) == (0, "Missing required arguments: {'guests'}")
     assert ran == ["2"]
 
 

@@ -43,6 +43,10 @@ CLIENT_FAULT_CODES = frozenset({INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAM
                                 -32020, -32021, -32022})  # header mismatch, missing capability, unsupported version
 """What a well-formed envelope with bad params may be answered with: never -32603 (that would
 mean the server treated the client's mistake as its own failure) and never -32700."""
+PROMPT_FAULT_CODES = CLIENT_FAULT_CODES | {0, INTERNAL_ERROR}
+"""prompts/get also as the official SDK 2.3.0 answers a prompt's unknown name or bad arguments (the
+`ValueError` of `MCPServer.get_prompt`): code 0 with its text on the handshake-era wire, -32603
+"Internal server error" on the 2026-07-28 wire (the spec's prompts page only says SHOULD -32602)."""
 
 # -- budgets ----------------------------------------------------------------------------------
 
@@ -402,6 +406,8 @@ def expected_for(line: bytes, *, http: bool = False) -> Expected:
         return Expected(verdict[1], frozenset({INVALID_REQUEST})) if verdict[0] else Expected()
     if "id" not in value:
         return Expected()  # a notification: silence, whatever its method or params
+    if value.get("method") == "prompts/get":
+        return Expected(value["id"], PROMPT_FAULT_CODES, result_ok=True)
     return Expected(value["id"], CLIENT_FAULT_CODES, result_ok=True)
 
 

@@ -174,3 +174,38 @@ async def test_a_malformed_tools_call_is_invalid_params_even_with_an_interceptor
         with pytest.raises(MCPError) as info:
             await client.session.send_request_raw("tools/call", {"arguments": {}})
     assert info.value.code == -32602
+
+
+def test_an_identifier_set_in_init_is_checked_when_the_server_applies_the_extension() -> None:
+    class PerInstance(Extension):
+        def __init__(self, identifier: str) -> None:
+            self.identifier = identifier
+
+    server = MCPServer("ids", extensions=[PerInstance("com.example/one")])
+    assert "com.example/one" in server._lowlevel_server.extensions
+    with pytest.raises(TypeError, match=r"PerInstance.identifier must be"):
+        MCPServer("ids", extensions=[PerInstance("bad")])
+
+
+async def test_call_next_returns_the_tools_call_tool_result() -> None:
+    seen: list[Any] = []
+
+    class Observer(Extension):
+        identifier = "com.example/observer"
+
+        async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Any) -> Any:
+            result = await call_next(ctx)
+            seen.append(result)
+            return result
+
+    server = MCPServer("observed", extensions=[Observer()])
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    async with Client(server) as client:
+        result = await client.call_tool("add", {"a": 1, "b": 2})
+    assert result.structured_content == {"result": 3}
+    assert len(seen) == 1 and isinstance(seen[0], CallToolResult)
+    assert seen[0].structured_content == {"result": 3}

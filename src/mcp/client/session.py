@@ -529,10 +529,8 @@ class ClientSession:
         raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback)
         t = _types()
         result_type = raw.get("resultType")
-        if result_type not in (None, "complete", "input_required"):
-            claim = self._claim_for(result_type)
-            if claim is None:
-                raise MCPError(-32603, f"{method} answered with an unrecognized resultType {result_type!r}")
+        claim = None if result_type in (None, "complete", "input_required") else self._claim_for(result_type)
+        if claim is not None:  # an unclaimed resultType meets the core model's validation, as officially
             claimed = claim.model.model_validate(raw)
             if not allow_claimed:
                 from mcp.client.extensions import UnexpectedClaimedResult

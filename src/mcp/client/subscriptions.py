@@ -143,7 +143,7 @@ async def listen(session: ClientSession, *, tools_list_changed: bool = False, pr
     request and returns once the server acknowledges it (`honored` is what it agreed to);
     leaving ends the stream. `on_event` is awaited before each event reaches the consumer."""
     if session._modern_meta is None:
-        raise ListenNotSupportedError("subscriptions/listen needs a 2026-07-28 connection")
+        raise ListenNotSupportedError(session.protocol_version)
     wanted: dict[str, Any] = {}
     if tools_list_changed:
         wanted["toolsListChanged"] = True

@@ -66,13 +66,17 @@ def _spec_methods_cached() -> frozenset[str]:
 
 
 class Extension:
-    """Subclass, set `identifier`, override what you contribute (every method has a default)."""
+    """Subclass, set `identifier`, override what you contribute (every method has a default).
 
-    identifier: str = ""
+    A class-level `identifier` is checked when the subclass is defined; one assigned in
+    `__init__` (per-instance identifiers) is checked when the server applies the extension."""
+
+    identifier: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        check_identifier(cls.__name__, cls.__dict__.get("identifier", cls.identifier))
+        if "identifier" in cls.__dict__:
+            check_identifier(cls.__name__, cls.__dict__["identifier"])
 
     def settings(self) -> dict[str, Any]:
         """Advertised at `capabilities.extensions[identifier]`."""
@@ -88,17 +92,23 @@ class Extension:
         return ()
 
     async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        """Observe, replace or refuse a `tools/call` (default: pass through)."""
+        """Observe, replace or refuse a `tools/call` (default: pass through). `params` is the
+        validated `CallToolRequestParams`; `call_next(ctx)` runs the rest of the chain and the
+        tool, and returns its domain result (a `CallToolResult`, or an `InputRequiredResult`).
+        What the interceptor returns is serialized like the handler's result."""
         return await call_next(ctx)
 
 
 def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
-    """Register every contribution of `extensions` on an `MCPServer` (construction time only)."""
+    """Register every contribution of `extensions` on an `MCPServer` (construction time only);
+    the `tools/call` interceptors, when any extension has one, wrap the `tools/call` handler."""
     lowlevel = server._lowlevel_server
     bound: dict[str, str] = {}
     interceptors: list[Extension] = []
     for extension in extensions:
-        identifier = type(extension).identifier
+        identifier = getattr(extension, "identifier", None)
+        check_identifier(type(extension).__name__, identifier)
+        assert isinstance(identifier, str)
         if identifier in lowlevel.extensions:
             raise ValueError(f"Extension {identifier!r} is already registered")
         lowlevel.extensions[identifier] = dict(extension.settings())
@@ -115,7 +125,39 @@ def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
         if type(extension).intercept_tool_call is not Extension.intercept_tool_call:
             interceptors.append(extension)
     if interceptors:
-        lowlevel.middleware.append(_tool_call_interceptor(interceptors))
+        entry = lowlevel._request_handlers["tools/call"]
+        entry.handler = _intercepted(interceptors, entry.handler)
+        entry.planner = None  # every call must pass the interceptors, on the event loop
+
+
+def _intercepted(extensions: list[Extension], handler: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
+    """The `tools/call` handler wrapped in the interceptors (first extension outermost). They see
+    the validated params, and `call_next` hands back the tool's result as a model (never the
+    hot path's wire form)."""
+    from mcp.server.session import WireResult
+
+    async def wrapped(ctx: Any, raw: Any) -> Any:
+        from mcp.types import CallToolRequestParams
+
+        try:
+            params = CallToolRequestParams.model_validate(raw or {})
+        except ValueError as exc:  # pydantic's ValidationError: the same answer as without extensions
+            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
+
+        async def innermost(inner_ctx: Any) -> Any:
+            result = await handler(inner_ctx, raw)
+            if type(result) is WireResult:
+                from mcp.types import CallToolResult
+
+                return CallToolResult.model_validate(result.wire)
+            return result
+
+        chain: Callable[[Any], Awaitable[Any]] = innermost
+        for extension in reversed(extensions):
+            chain = _bind(extension, params, chain)
+        return await chain(ctx)
+
+    return wrapped
 
 
 def _version_gated(binding: MethodBinding) -> Callable[..., Awaitable[Any]]:
@@ -129,39 +171,6 @@ def _version_gated(binding: MethodBinding) -> Callable[..., Awaitable[Any]]:
         return await binding.handler(ctx, params)
 
     return handler
-
-
-def _tool_call_interceptor(extensions: list[Extension]) -> Callable[..., Awaitable[Any]]:
-    async def middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        if ctx.method != "tools/call":
-            return await call_next(ctx)
-        from mcp.types import CallToolRequestParams
-
-        try:
-            params = CallToolRequestParams.model_validate(ctx.params or {})
-        except ValueError as exc:  # pydantic's ValidationError: the same answer as without extensions
-            raise MCPError(INVALID_PARAMS, f"Invalid params: {exc}") from None
-        produced: list[Any] = []
-
-        async def innermost(inner_ctx: Any) -> Any:
-            result = await call_next(inner_ctx)
-            produced.append(result)
-            return result
-
-        chain: Callable[[Any], Awaitable[Any]] = innermost
-        for extension in reversed(extensions):
-            chain = _bind(extension, params, chain)
-        result = await chain(ctx)
-        if any(result is seen for seen in produced):
-            return result
-        # An interceptor's own answer is serialized like a handler's (identity stamp included).
-        session: Any = ctx.session
-        to_wire = getattr(session, "_result_to_wire", None)
-        if to_wire is None:
-            return result
-        return to_wire("tools/call", result, ctx.protocol_version or getattr(session, "_protocol_version", None) or "")
-
-    return middleware
 
 
 def compose_tool_call_handler(extensions: Sequence[Extension],

@@ -36,6 +36,7 @@ from mcp.types.jsonrpc import (
 )
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
     HANDSHAKE_VERSIONS,
     LOG_LEVEL_META_KEY,
     MODERN_VERSIONS,
@@ -57,6 +58,10 @@ for `ServerSession.report_progress`."""
 current_log_levels: ContextVar[frozenset[str] | None] = ContextVar("mcp_current_log_levels", default=None)
 """The `notifications/message` levels the 2026-07-28 request being served in this task opted into
 with its `_meta` (set only for such requests; handshake-era ones may receive every level)."""
+current_envelope: ContextVar[dict[str, Any] | None] = ContextVar("mcp_current_envelope", default=None)
+"""The `_meta` of the 2026-07-28 request being served in this task: its client info and capabilities
+stand in for `initialize`'s (`ServerSession.client_params` and friends), as the official SDK's
+per-request connection does."""
 
 REMOVED_ON_MODERN_WIRE = frozenset(
     {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -77,6 +82,53 @@ def request_meta(wire: dict[str, Any]) -> dict[str, Any]:
     meta = dict(wire)
     meta["progress_token"] = meta.pop("progressToken")
     return meta
+
+
+def _typed(model_name: str, raw: Any) -> Any:
+    """`raw` (a request `_meta` value) as the `mcp.types` model named, or None when absent or
+    mis-shaped (a bad value degrades to not supplied, as officially)."""
+    if type(raw) is not dict:
+        return None
+    import mcp.types
+
+    try:
+        return getattr(mcp.types, model_name).model_validate(raw)
+    except ValueError:
+        return None
+
+
+def handler_failure(exc: Exception, method: str, modern: bool) -> tuple[int, str, Any]:
+    """The error answer (code, message, data) for a handler's exception that is not an `MCPError`,
+    as the official SDK gives it: a pydantic `ValidationError` is -32602 "Invalid request
+    parameters"; anything else is logged with its traceback and answered -32603 "Internal server
+    error" on the 2026-07-28 wire, or code 0 with the exception's text on the handshake-era wire
+    (the official dispatcher's pinned compatibility answer: the text a handler raises is its
+    message to the caller, so a handler must not raise secrets)."""
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+
+    error = handler_exception_to_error_data(exc)
+    if error is not None:
+        return error.code, error.message, error.data
+    logger.exception("error handling %s", method)
+    if modern:
+        return INTERNAL_ERROR, "Internal server error", None
+    return 0, str(exc), None
+
+
+def raised_for(exc: Exception, modern: bool) -> BaseException | None:
+    """What an in-memory client with `raise_exceptions=True` sees for a handler's exception, as
+    officially: nothing special for one with a mapped answer (the error response), else the
+    exception itself on the handshake-era wire and `MCPError(-32603, its text)` chained to it on
+    the 2026-07-28 wire."""
+    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+
+    if handler_exception_to_error_data(exc) is not None:
+        return None
+    if not modern:
+        return exc
+    revealed = MCPError(INTERNAL_ERROR, str(exc))
+    revealed.__cause__ = exc
+    return revealed
 
 
 class WireResult:
@@ -289,19 +341,25 @@ class ServerSession:
 
     @property
     def client_params(self) -> Any:
-        """The client's `initialize` params (official form: the connection's; otherwise built from
-        what `initialize` carried, None before it)."""
+        """The client's `initialize` params (official form: the connection's; on a 2026-07-28
+        request, built from its `_meta` when that names the client; otherwise built from what
+        `initialize` carried, None before it)."""
         if self._connection is not None:
             return self._connection.client_params
+        envelope = current_envelope.get()
+        version = self._protocol_version if envelope is None else envelope.get(PROTOCOL_VERSION_META_KEY)
         info, caps = self.client_info, self.client_capabilities
-        if info is None or caps is None or self._protocol_version is None:
+        if info is None or caps is None or version is None:
             return None
         from mcp.types import InitializeRequestParams
 
-        return InitializeRequestParams(protocol_version=self._protocol_version, capabilities=caps, client_info=info)
+        return InitializeRequestParams(protocol_version=version, capabilities=caps, client_info=info)
 
     @property
     def client_info(self) -> Implementation | None:
+        envelope = current_envelope.get()
+        if envelope is not None:
+            return _typed("Implementation", envelope.get(CLIENT_INFO_META_KEY))
         if self._connection is not None:
             params = self._connection.client_params
             return None if params is None else params.client_info
@@ -314,6 +372,9 @@ class ServerSession:
 
     @property
     def client_capabilities(self) -> ClientCapabilities | None:
+        envelope = current_envelope.get()
+        if envelope is not None:
+            return _typed("ClientCapabilities", envelope.get(CLIENT_CAPABILITIES_META_KEY))
         if self._connection is not None:
             return self._connection.client_capabilities
         caps = self._client_capabilities
@@ -383,10 +444,13 @@ class ServerSession:
         if type(wanted) is dict and "progressToken" in wanted:  # any other `_meta` is refused by `_era`
             progress = current_progress_token.set(cast("dict[str, Any]", wanted)["progressToken"])
             meta = request_meta(cast("dict[str, Any]", wanted))
+        envelope: Any = None
         try:
             version, caps = self._era(method, params, metadata)
             if caps is not None:  # a 2026-07-28 request: logs only at the level its `_meta` asks for
                 levels = current_log_levels.set(allowed_log_levels(version, cast("dict[str, Any] | None", wanted)))
+            if caps is not None:
+                envelope = current_envelope.set(cast("dict[str, Any]", wanted))
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 self, self.lifespan_context, version, method, params, request_id,
                 getattr(metadata, "request", None) if metadata is not None else None, caps,
@@ -406,14 +470,19 @@ class ServerSession:
         except MCPError as exc:
             response = m.error_response(request_id, exc.code, exc.message, exc.data)
         except Exception as exc:
-            logger.exception("error handling %s", method)
-            response = m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
+            modern = version in MODERN_VERSIONS
+            code, text, data = handler_failure(exc, method, modern)
+            response = m.error_response(request_id, code, text, data)
             if self.raise_exceptions and metadata is None:
-                metadata = RaisedException(exc)
+                raised = raised_for(exc, modern)
+                if raised is not None:
+                    metadata = RaisedException(raised)
         if progress is not None:
             current_progress_token.reset(progress)
         if levels is not None:
             current_log_levels.reset(levels)
+        if envelope is not None:
+            current_envelope.reset(envelope)
         await self.peer.send(response, metadata, answers=method, version=version)
 
     def plan_offload(self, message: dict[str, Any]) -> Callable[[], dict[str, Any]] | None:
@@ -444,9 +513,8 @@ class ServerSession:
                 return m.result_response(request_id, self._result_to_wire(method, job(), version))
             except MCPError as exc:
                 return m.error_response(request_id, exc.code, exc.message, exc.data)
-            except Exception:
-                logger.exception("error handling %s", method)
-                return m.error_response(request_id, INTERNAL_ERROR, "Internal server error")
+            except Exception as exc:
+                return m.error_response(request_id, *handler_failure(exc, method, False))
 
         return respond
 

@@ -140,10 +140,11 @@ class ResourceError(MCPServerError):
 
 
 class PromptRenderingFailed(ValueError):
-    """A prompt function (or the conversion of its value) failed: `Prompt.render` raises it as the
-    official `ValueError("Error rendering prompt <name>")` (the cause is its `__cause__`), while `prompts/get` answers it
-    -32603 "Internal server error" with the cause in the server's log, never in the answer (its text
-    may hold secrets or paths)."""
+    """A prompt function (its argument validation, or the conversion of its value) failed:
+    `Prompt.render` raises it as the official `ValueError("Error rendering prompt <name>")`, the
+    cause as its `__cause__` (logged, never in the answer: its text may hold secrets or paths).
+    prompts/get answers it as the official SDK does: code 0 with that text on the handshake-era
+    wire, -32603 "Internal server error" on 2026-07-28."""
 
     def __init__(self, name: str) -> None:
         super().__init__(f"Error rendering prompt {name}")
@@ -197,7 +198,14 @@ class SubscriptionLost(RuntimeError):
 
 
 class ListenNotSupportedError(RuntimeError):
-    """The server does not support `subscriptions/listen`."""
+    """`subscriptions/listen` needs a 2026-07-28 connection; `negotiated_version` is the one in force."""
+
+    def __init__(self, negotiated_version: str | None) -> None:
+        self.negotiated_version = negotiated_version
+        super().__init__(
+            f"subscriptions/listen is not available at protocol version {negotiated_version!r}; it requires "
+            "2026-07-28. On earlier versions use subscribe_resource() and the change notifications delivered "
+            "through message_handler.")
 
 
 class MCPDeprecationWarning(UserWarning):

@@ -80,14 +80,22 @@ async def test_a_handler_exception_is_sanitised_to_internal_error(caplog: pytest
 
 
 async def test_raise_exceptions_reraises_the_handler_exception_at_the_call_site() -> None:
-    async with Client(make_server(), raise_exceptions=True) as client:
+    async with Client(make_server(), raise_exceptions=True, mode="legacy") as client:
         with pytest.raises(RuntimeError, match="hunter2"):
             await client.call_tool("crash", {})
         assert (await client.call_tool("echo", {"a": 1})).structured_content == {"z": "a  b", "a": 1}
 
 
-async def test_returning_something_that_is_not_a_result_is_a_clear_type_error() -> None:
+async def test_raise_exceptions_on_the_2026_wire_reveals_the_text_as_an_internal_error() -> None:
     async with Client(make_server(), raise_exceptions=True) as client:
+        with pytest.raises(MCPError, match="hunter2") as raised:
+            await client.call_tool("crash", {})
+        assert raised.value.code == -32603
+        assert (await client.call_tool("echo", {"a": 1})).structured_content == {"z": "a  b", "a": 1}
+
+
+async def test_returning_something_that_is_not_a_result_is_a_clear_type_error() -> None:
+    async with Client(make_server(), raise_exceptions=True, mode="legacy") as client:
         with pytest.raises(TypeError, match="expected a result model"):
             await client.call_tool("bare", {})
 

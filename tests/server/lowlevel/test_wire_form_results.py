@@ -72,7 +72,10 @@ async def test_a_dict_that_is_not_a_valid_result_is_an_internal_error_with_the_d
 
 
 async def test_something_neither_a_model_nor_a_dict_is_still_a_clear_type_error() -> None:
-    async with Client(make_server(), raise_exceptions=True) as client:
+    async with Client(make_server(), raise_exceptions=True) as client:  # 2026-07-28: -32603 with the text
+        with pytest.raises(MCPError, match=r"^Handler for 'tools/call' returned list; expected a result model or a dict"):
+            await client.call_tool("bare", {})
+    async with Client(make_server(), raise_exceptions=True, mode="legacy") as client:  # the exception itself
         with pytest.raises(TypeError, match=r"^Handler for 'tools/call' returned list; expected a result model or a dict"):
             await client.call_tool("bare", {})
 

@@ -6,6 +6,7 @@ import base64
 import logging
 import re
 import threading
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import pytest
@@ -41,7 +42,7 @@ def described(
     return f"{language}: {code}"
 
 
-def _texts(messages: list[PromptMessage]) -> list[tuple[str, str]]:
+def _texts(messages: Sequence[PromptMessage | Message]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for message in messages:
         assert isinstance(message.content, TextContent)
@@ -286,11 +287,30 @@ async def test_content_blocks_images_and_embedded_resources_become_user_messages
 
 @pytest.mark.anyio
 async def test_any_other_value_is_sent_as_json_text():
+    def numbers() -> set[int]:
+        return {1}
+
+    messages = await Prompt.from_function(numbers).render()
+    assert _texts(messages) == [("user", "[\n  1\n]")]
+
+
+@pytest.mark.anyio
+async def test_a_dict_that_is_not_a_message_fails_the_render():
     def numbers() -> dict[str, int]:
         return {"a": 1}
 
-    messages = await Prompt.from_function(numbers).render()
-    assert _texts(messages) == [("user", '{\n  "a": 1\n}')]
+    with pytest.raises(ValueError, match=r"^Error rendering prompt numbers$"):
+        await Prompt.from_function(numbers).render()
+
+
+@pytest.mark.anyio
+async def test_render_returns_user_and_assistant_message_objects():
+    def chat() -> list[Any]:
+        return ["hi", AssistantMessage("hello"), {"role": "assistant", "content": "again"}]
+
+    messages = await Prompt.from_function(chat).render()
+    assert [type(m) for m in messages] == [UserMessage, AssistantMessage, UserMessage]
+    assert _texts(messages) == [("user", "hi"), ("assistant", "hello"), ("assistant", "again")]
 
 
 @pytest.mark.anyio
@@ -435,10 +455,21 @@ def test_removing_an_unknown_prompt_raises_value_error():
 
 
 @pytest.mark.anyio
-async def test_render_prompt_returns_a_get_prompt_result_carrying_the_description():
+async def test_render_prompt_returns_the_messages():
     manager = PromptManager()
     manager.add_prompt(Prompt.from_function(review_code))
-    result = await manager.render_prompt("review_code", {"code": "x"})
+    messages = await manager.render_prompt("review_code", {"code": "x"})
+    assert isinstance(messages, list)
+    assert _texts(messages) == [("user", "Please review this code:\n\nx")]
+
+
+@pytest.mark.anyio
+async def test_mcpserver_get_prompt_returns_a_get_prompt_result_carrying_the_description():
+    from mcp.server import MCPServer
+
+    mcp = MCPServer("prompts")
+    mcp.add_prompt(Prompt.from_function(review_code))
+    result = await mcp.get_prompt("review_code", {"code": "x"})
     assert isinstance(result, GetPromptResult)
     assert result.description == "Review a piece of code."
     assert result.to_wire() == {
@@ -473,12 +504,12 @@ async def test_render_prompt_passes_the_context_and_an_input_required_result_thr
     manager.add_prompt(Prompt.from_function(asks))
     assert await manager.render_prompt("asks", None, "first") is irr
     result = await manager.render_prompt("asks", None, "second")
-    assert isinstance(result, GetPromptResult)
-    assert _texts(result.messages) == [("user", "done")]
+    assert isinstance(result, list)
+    assert _texts(result) == [("user", "done")]
 
 
 @pytest.mark.anyio
-async def test_a_prompt_that_crashes_is_an_internal_error_that_keeps_its_text_on_the_server(
+async def test_a_prompt_that_crashes_is_answered_without_its_text_which_stays_in_the_server_log(
         caplog: pytest.LogCaptureFixture) -> None:
     from mcp import Client
     from mcp.server import MCPServer
@@ -493,10 +524,13 @@ async def test_a_prompt_that_crashes_is_an_internal_error_that_keeps_its_text_on
     async def aleaky(topic: str) -> str:
         raise RuntimeError("db password=hunter2")
 
-    async with Client(mcp) as client:
-        for name in ("leaky", "aleaky"):
-            with pytest.raises(MCPError) as exc_info:
-                await client.get_prompt(name, {"topic": "x"})
-            assert (exc_info.value.code, exc_info.value.message) == (-32603, "Internal server error")
-            assert "hunter2" not in str(exc_info.value.error)
-    assert any("hunter2" in str(record.exc_info[1]) for record in caplog.records if record.exc_info)
+    for mode, answers in (("auto", lambda name: (-32603, "Internal server error")),
+                          ("legacy", lambda name: (0, f"Error rendering prompt {name}"))):
+        async with Client(mcp, mode=mode) as client:
+            for name in ("leaky", "aleaky"):
+                with pytest.raises(MCPError) as exc_info:
+                    await client.get_prompt(name, {"topic": "x"})
+                assert (exc_info.value.code, exc_info.value.message) == answers(name)
+                assert "hunter2" not in str(exc_info.value.error)
+    logged = [logging.Formatter().formatException(record.exc_info) for record in caplog.records if record.exc_info]
+    assert any("hunter2" in text for text in logged)  # the cause, chained to the logged error

@@ -48,7 +48,7 @@ async def read_error(mode: str, uri: str) -> MCPError:
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_resource_not_found_error_from_the_function_keeps_its_own_message(mode: str) -> None:
-    code = -32002 if mode == "legacy" else -32602  # each revision's "resource not found"
+    code = -32602  # on every revision, as officially (SEP-2164)
     error = await read_error(mode, "books://000")
     assert (error.code, error.message, error.data) == (
         code, "No book with ISBN 000 in the catalog", {"uri": "books://000"})
@@ -57,9 +57,9 @@ async def test_a_resource_not_found_error_from_the_function_keeps_its_own_messag
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_an_unknown_uri_is_the_revisions_resource_not_found_error(mode: str) -> None:
+async def test_an_unknown_uri_is_invalid_params_naming_it(mode: str) -> None:
     error = await read_error(mode, "nothing://here")
-    assert (error.code, error.message, error.data) == (-32002 if mode == "legacy" else -32602,
+    assert (error.code, error.message, error.data) == (-32602,
                                                        "Unknown resource: nothing://here", {"uri": "nothing://here"})
 
 

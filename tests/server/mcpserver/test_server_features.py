@@ -98,12 +98,12 @@ async def test_templates_match_and_convert_variables(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_an_unknown_resource_is_the_spec_error_of_each_era(mode: str) -> None:
+async def test_an_unknown_resource_is_invalid_params_on_every_era(mode: str) -> None:
     async with Client(make_server(), mode=mode) as client:
         with pytest.raises(MCPError) as info:
             await client.read_resource("data://missing")
-    # 2025-11-25 and before: -32002 "Resource not found"; 2026-07-28: -32602.
-    assert (info.value.code, info.value.message) == (-32002 if mode == "legacy" else -32602,
+    # -32602 on every revision, as the official SDK answers (SEP-2164).
+    assert (info.value.code, info.value.message) == (-32602,
                                                      "Unknown resource: data://missing")
     assert info.value.data == {"uri": "data://missing"}
 
@@ -129,11 +129,14 @@ async def test_prompts_list_arguments_and_render_messages(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_a_missing_prompt_argument_is_an_error_naming_it(mode: str) -> None:
+async def test_a_missing_prompt_argument_is_an_error_naming_it_on_the_handshake_era_wire(mode: str) -> None:
     async with Client(make_server(), mode=mode) as client:
         with pytest.raises(MCPError) as info:
             await client.get_prompt("review", {})
-    assert "code" in info.value.message
+    if mode == "legacy":
+        assert (info.value.code, info.value.message) == (0, "Missing required arguments: {'code'}")
+    else:  # 2026-07-28: a handler's failure is an opaque internal error, as officially
+        assert (info.value.code, info.value.message) == (-32603, "Internal server error")
 
 
 @pytest.mark.parametrize("mode", MODES)

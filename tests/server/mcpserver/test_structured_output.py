@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Annotated, Any, Dict, TypedDict  # noqa: UP035 - typing.Dict is tested on purpose
 
 import pytest
 from pydantic import BaseModel, Field
@@ -12,7 +13,7 @@ from pydantic import BaseModel, Field
 from mcp import Client
 from mcp.server import MCPServer
 from mcp.shared.exceptions import InvalidSignature
-from mcp.types import TextContent
+from mcp.types import CallToolResult, TextContent
 
 pytestmark = pytest.mark.anyio
 
@@ -343,3 +344,80 @@ async def test_structured_output_false_silences_the_unannotated_class_warning() 
         return Station(name=name, online=True)
 
     assert await _tool_schema(mcp, "get_station") is None
+
+
+@pytest.mark.parametrize("annotation", [dict, list, set, object])
+async def test_a_bare_builtin_class_gets_no_output_schema_and_text_only(annotation: Any) -> None:
+    mcp = MCPServer("bare")
+    value = {"dict": {"a": 1}, "list": [1, "x"], "set": {1}, "object": {"a": 1}}[annotation.__name__]
+
+    def fetch() -> Any:
+        return value
+
+    fetch.__annotations__["return"] = annotation
+    mcp.add_tool(fetch)
+    async with Client(mcp) as client:
+        (tool,) = (await client.list_tools()).tools
+        result = await client.call_tool("fetch", {})
+    assert tool.output_schema is None
+    assert result.structured_content is None and not result.is_error
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="typing.Any is a class from 3.11 (on 3.10 it is wrapped)")
+async def test_an_any_return_gets_no_output_schema_on_311_and_later() -> None:
+    mcp = MCPServer("any")
+
+    @mcp.tool()
+    def fetch() -> Any:
+        return {"a": 1}
+
+    async with Client(mcp) as client:
+        (tool,) = (await client.list_tools()).tools
+        result = await client.call_tool("fetch", {})
+    assert tool.output_schema is None and result.structured_content is None
+    assert result.content == [TextContent(text='{\n  "a": 1\n}')]
+
+
+async def test_a_str_keyed_dict_of_any_stays_structured_and_typing_dict_is_wrapped() -> None:
+    mcp = MCPServer("dicts")
+
+    @mcp.tool()
+    def loose() -> dict[str, Any]:
+        return {"a": 1}
+
+    @mcp.tool()
+    def legacy() -> Dict[str, int]:  # noqa: UP006 - the typing alias is the point
+        return {"a": 1}
+
+    async with Client(mcp) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert tools["loose"].output_schema == {"additionalProperties": True, "title": "looseDictOutput", "type": "object"}
+        assert (await client.call_tool("loose", {})).structured_content == {"a": 1}
+        assert tools["legacy"].output_schema is not None and tools["legacy"].output_schema["title"] == "legacyOutput"
+        assert (await client.call_tool("legacy", {})).structured_content == {"result": {"a": 1}}
+
+
+async def test_an_annotated_call_tool_result_publishes_the_model_and_checks_what_the_tool_built() -> None:
+    mcp = MCPServer("built")
+
+    class Weather(BaseModel):
+        temperature: float
+
+    @mcp.tool()
+    def good() -> Annotated[CallToolResult, Weather]:
+        return CallToolResult(content=[TextContent(text="ok")], structured_content={"temperature": 1.5})
+
+    @mcp.tool()
+    def bad() -> Annotated[CallToolResult, Weather]:
+        return CallToolResult(content=[TextContent(text="oops")], structured_content={"nope": True})
+
+    @mcp.tool()
+    def failed() -> Annotated[CallToolResult, Weather]:
+        return CallToolResult(content=[TextContent(text="down")], is_error=True)
+
+    async with Client(mcp, mode="legacy") as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert tools["good"].output_schema == Weather.model_json_schema()
+        assert (await client.call_tool("good", {})).structured_content == {"temperature": 1.5}
+        assert (await client.call_tool("bad", {})).content == [TextContent(text="Error executing tool bad")]
+        assert (await client.call_tool("failed", {})).content == [TextContent(text="down")]  # is_error: unchecked

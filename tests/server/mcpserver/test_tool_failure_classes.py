@@ -81,3 +81,36 @@ async def test_unmasking_keeps_the_text_for_development() -> None:
         result = await client.call_tool("connect", {})
     assert result.content[0].text == (  # type: ignore[union-attr]
         "Error executing tool connect: db password=hunter2 at /srv/secret/config.ini")
+
+
+async def test_mcpserver_call_tool_raises_what_tools_call_answers_as_an_error_result() -> None:
+    from mcp.server.mcpserver.exceptions import UnexpectedToolError
+
+    mcp = build()
+    with pytest.raises(UnexpectedToolError, match=r"^Error executing tool connect$") as crashed:
+        await mcp.call_tool("connect", {})
+    assert isinstance(crashed.value.__cause__, RuntimeError)
+    with pytest.raises(ToolError, match=r"^Error executing tool reserve: only 2 seats left, asked for 3$") as chosen:
+        await mcp.call_tool("reserve", {"seats": 3})
+    assert not isinstance(chosen.value, UnexpectedToolError)
+    with pytest.raises(ToolError, match=r"^Error executing tool reserve: 1 validation error"):
+        await mcp.call_tool("reserve", {"seats": "many"})
+    with pytest.raises(UnexpectedToolError, match=r"^Error executing tool reading: 1 validation error for Reading"):
+        await mcp.call_tool("reading", {})
+    with pytest.raises(ToolError, match=r"^Unknown tool: nope$"):
+        await mcp.call_tool("nope", {})
+
+
+async def test_a_tool_error_raised_from_another_exception_keeps_its_own_text() -> None:
+    mcp = MCPServer("chained")
+
+    @mcp.tool()
+    def book() -> str:
+        try:
+            raise ValueError("internal detail")
+        except ValueError as exc:
+            raise ToolError("fully booked") from exc
+
+    async with Client(mcp) as client:
+        result = await client.call_tool("book", {})
+    assert result.is_error and result.content[0].text == "Error executing tool book: fully booked"  # type: ignore[union-attr]

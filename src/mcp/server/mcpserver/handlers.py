@@ -16,12 +16,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.session import WireResult
 from mcp.shared.exceptions import (
     MCPError,
-    PromptRenderingFailed,
     ResourceError,
     ResourceNotFoundError,
     UnexpectedResourceError,
 )
-from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND
+from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
@@ -253,7 +252,7 @@ async def read_resource(server: MCPServer, ctx: ServerRequestContext[Any], param
         try:
             contents = await server._resources.read(uri, new_context(ctx, server))
         except ResourceError as exc:
-            raise _read_failed(uri, exc, ctx.protocol_version in MODERN_VERSIONS) from None
+            raise _read_failed(uri, exc) from None
         if getattr(contents, "result_type", None) == "input_required":
             return contents
         return _result(server, read_result_wire(uri, contents), "ReadResourceResult")
@@ -276,27 +275,23 @@ def plan_read_resource(server: MCPServer, params: Any) -> Callable[[], Any] | No
     def job() -> Any:
         try:
             contents = reader()
-        except ResourceError as exc:  # offloaded requests are handshake-era ones
-            raise _read_failed(uri, exc, False) from None
+        except ResourceError as exc:
+            raise _read_failed(uri, exc) from None
         return _result(server, read_result_wire(uri, contents), "ReadResourceResult")
 
     return job
 
 
-def _read_failed(uri: str, exc: ResourceError, modern: bool) -> MCPError:
-    """The answer to a failed read: the error's own message with the URI as data (as the official
-    SDK gives it); a missing resource is -32002 up to 2025-11-25 and -32602 on 2026-07-28 (each
-    revision's spec), anything else -32603. A crash (`UnexpectedResourceError`) is logged with its
-    traceback; its message names only the URI."""
+def _read_failed(uri: str, exc: ResourceError) -> MCPError:
+    """The answer to a failed read, as the official SDK gives it: the error's own message with the
+    URI as data; a missing resource is -32602 on every revision (SEP-2164), anything else -32603.
+    A crash (`UnexpectedResourceError`) is logged with its traceback; its message names only the
+    URI."""
     if isinstance(exc, UnexpectedResourceError):
         logger.error("Resource %r raised an unexpected exception", uri, exc_info=exc.__cause__ or exc)
     else:
         logger.info("Resource %r failed: %r", uri, str(exc))
-    if isinstance(exc, ResourceNotFoundError):
-        code = INVALID_PARAMS if modern else RESOURCE_NOT_FOUND
-    else:
-        code = INTERNAL_ERROR
-    return MCPError(code, str(exc), {"uri": uri})
+    return MCPError(INVALID_PARAMS if isinstance(exc, ResourceNotFoundError) else INTERNAL_ERROR, str(exc), {"uri": uri})
 
 
 def read_result_wire(uri: str, contents: Sequence[Any]) -> dict[str, Any]:
@@ -348,18 +343,10 @@ async def list_prompts(server: MCPServer, ctx: ServerRequestContext[Any], params
 
 
 async def get_prompt(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:
-    if server._prompts.get_prompt(params.name) is None:
-        raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}", {"name": params.name})
-
-    async def run() -> Any:
-        try:
-            return await server._prompts.render_prompt(params.name, params.arguments, new_context(ctx, server))
-        except PromptRenderingFailed as exc:
-            raise _prompt_crashed(exc, reveal=getattr(ctx.session, "raise_exceptions", False)) from None
-        except ValueError as exc:
-            raise MCPError(INVALID_PARAMS, str(exc)) from None
-
-    return await with_request_state(server, ctx, run)
+    """prompts/get through `MCPServer.get_prompt`: its `ValueError`s become the answer as the
+    session maps a handler's exception (code 0 with the text on the handshake-era wire)."""
+    return await with_request_state(
+        server, ctx, lambda: server.get_prompt(params.name, params.arguments, new_context(ctx, server)))
 
 
 def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
@@ -373,28 +360,7 @@ def plan_get_prompt(server: MCPServer, params: Any) -> Callable[[], Any] | None:
     if type(name) is not str or (arguments is not None and (
             type(arguments) is not dict or not all(type(v) is str for v in cast("dict[str, Any]", arguments).values()))):
         return None
-    render = server._prompts.plain_sync_renderer(name, arguments)
-    if render is None:
-        return None
-
-    def job() -> Any:
-        try:
-            return render()
-        except PromptRenderingFailed as exc:
-            raise _prompt_crashed(exc) from None
-        except ValueError as exc:
-            raise MCPError(INVALID_PARAMS, str(exc)) from None
-
-    return job
-
-
-def _prompt_crashed(exc: PromptRenderingFailed, *, reveal: bool = False) -> MCPError:
-    """A prompt function's crash as the client sees it: -32603 "Internal server error", the
-    cause logged here (its text may hold secrets, so it never reaches the answer). A test's
-    in-memory `Client(..., raise_exceptions=True)` sees `Error rendering prompt <name>` instead, as
-    officially (the testing page: the flag shows the real message instead of the sanitised one)."""
-    logger.error("%s", exc, exc_info=exc.__cause__)
-    return MCPError(INTERNAL_ERROR, str(exc) if reveal else "Internal server error")
+    return server._prompts.plain_sync_renderer(name, arguments)
 
 
 async def complete(server: MCPServer, ctx: ServerRequestContext[Any], params: Any) -> Any:

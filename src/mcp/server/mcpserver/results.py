@@ -7,10 +7,14 @@ At registration `compile_output` reads the return annotation once and picks an `
 - a BaseModel, TypedDict, dataclass or class with annotated fields -> its own object schema,
   not wrapped;
 - `dict[str, X]` -> an object schema titled `<fn>DictOutput`, not wrapped;
-- anything else (scalars, None, list, tuple, union, Optional, `dict[int, X]`) -> wrapped in
-  `{"result": ...}` with a schema titled `<fn>Output`;
+- anything else (scalars, None, `list[X]`, tuple, union, Optional, `dict[int, X]`,
+  `typing.Dict[...]`) -> wrapped in `{"result": ...}` with a schema titled `<fn>Output`;
+- a bare builtin class (`dict`, `list`, `set`, `object`) or, on Python 3.11+ where it is a class,
+  `Any` -> text only, as officially (on 3.10 `Any` is wrapped);
 - a class with no annotations -> text only (with a registration warning naming the fix), or an
-  `InvalidSignature` error when `structured_output=True`.
+  `InvalidSignature` error when `structured_output=True`;
+- `Annotated[CallToolResult, Model]` -> `Model`'s schema; the `CallToolResult` the tool builds
+  is returned as is, its `structured_content` checked against the schema unless it is `is_error`.
 
 Classification needs no pydantic; the schema and the validating model are built on first use.
 Plain scalars (`int`, `str`, `float`, `bool`, `None`) returned with exactly their declared type
@@ -42,16 +46,21 @@ _FAST_SCALARS: dict[Any, str] = {int: "integer", str: "string", float: "number",
 class OutputPlan:
     """How one tool's return value becomes structured content (no schema: text only)."""
 
-    __slots__ = ("_build", "_built", "_fast_type", "_schema", "structured")
+    __slots__ = ("_build", "_built", "_fast_type", "_schema", "checks_results", "structured", "wrapped")
 
     def __init__(self, build: Callable[[], tuple[dict[str, Any], Callable[[Any], Any]]] | None,
-                 *, schema: dict[str, Any] | None = None, fast_type: Any = None) -> None:
+                 *, schema: dict[str, Any] | None = None, fast_type: Any = None, wrapped: bool = False) -> None:
         self._build = build
         self._built: Callable[[Any], Any] | None = None
         self._schema = schema
         self._fast_type = fast_type
         self.structured = build is not None
         """Whether the tool has an output schema and structured content."""
+        self.wrapped = wrapped
+        """Whether the structured content is the value wrapped in `{"result": ...}`."""
+        self.checks_results = False
+        """`Annotated[CallToolResult, Model]`: a `CallToolResult` the tool builds (not `is_error`)
+        has its `structured_content` checked against the schema."""
 
     def _ensure(self) -> Callable[[Any], Any]:
         built = self._built
@@ -81,6 +90,15 @@ class OutputPlan:
             return {"result": value}
         return self._ensure()(value)
 
+    def check(self, structured: Any) -> None:
+        """Validate structured content as sent (already wrapped when the plan wraps) against the
+        schema; raises `ValueError` (pydantic's ValidationError) when it does not fit."""
+        if self.wrapped:
+            if type(structured) is not dict or "result" not in structured:
+                raise ValueError("structured content is not an object with a 'result' key")
+            structured = cast("dict[str, Any]", structured)["result"]
+        self.dump(structured)
+
 
 UNSTRUCTURED = OutputPlan(None)
 
@@ -92,6 +110,13 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
         if structured_output:
             raise InvalidSignature(f"Function {fn_name}: return annotation required for structured output")
         return UNSTRUCTURED
+    declared = _declared_by_call_tool_result(annotation)
+    if declared is not None:  # `Annotated[CallToolResult, Model]`: Model is the output schema
+        plan = compile_output(fn_name, declared, structured_output)
+        if plan.structured:
+            plan = OutputPlan(plan._build, schema=plan._schema, wrapped=plan.wrapped)
+            plan.checks_results = True
+        return plan
     bare = _strip_annotated(annotation)
     if bare is None:
         bare = annotation = type(None)
@@ -108,7 +133,14 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
     if bare in _FAST_SCALARS and bare is annotation:
         schema = {"properties": {"result": {"title": "Result", "type": _FAST_SCALARS[bare]}}, "required": ["result"],
                   "title": f"{fn_name}Output", "type": "object"}
-        return OutputPlan(lambda: _wrapped(fn_name, annotation), schema=schema, fast_type=bare)
+        return OutputPlan(lambda: _wrapped(fn_name, annotation), schema=schema, fast_type=bare, wrapped=True)
+    if _has_no_fields(bare):
+        # `-> dict`, `-> list`, `-> set`, `-> object` and (3.11+, where it is a class) `-> Any`:
+        # classes with no annotated fields, hence no schema, as officially (`dict[str, X]` is
+        # structured below; `typing.Any` on 3.10 is not a class and is wrapped like a union).
+        if structured_output:
+            raise InvalidSignature(f"Function {fn_name}: return type {annotation} is not serializable for structured output")
+        return UNSTRUCTURED
     if _is_class(bare) and _is_basemodel(bare):
         return OutputPlan(lambda: _model_plan(bare))
     if _is_class(bare) and is_typeddict(bare):
@@ -134,7 +166,29 @@ def compile_output(fn_name: str, annotation: Any, structured_output: bool | None
             stacklevel=4,
         )
         return UNSTRUCTURED
-    return OutputPlan(lambda: _wrapped(fn_name, annotation))
+    return OutputPlan(lambda: _wrapped(fn_name, annotation), wrapped=True)
+
+
+def _declared_by_call_tool_result(annotation: Any) -> Any:
+    """For `Annotated[CallToolResult, Model, *rest]`: `Model` (or `Annotated[Model, *rest]`), the
+    type its structured content is declared as; None for any other annotation."""
+    if get_origin(annotation) is not typing.Annotated:
+        return None
+    inner, *metadata = get_args(annotation)
+    if not metadata or not (_is_class(inner) and inner.__name__ == "CallToolResult"
+                            and inner.__module__.startswith("mcp.types")):
+        return None
+    if len(metadata) == 1:
+        return metadata[0]
+    return typing.Annotated[tuple(metadata)]  # pyright: ignore[reportInvalidTypeArguments]
+
+
+def _has_no_fields(annotation: Any) -> bool:
+    """A builtin class other than the scalars (`dict`, `list`, `set`, `object`...), or `typing.Any`
+    where it is a class (3.11+): nothing to build a schema from."""
+    if annotation is Any:
+        return sys.version_info >= (3, 11)
+    return _is_class(annotation) and _is_builtin(annotation) and not issubclass(annotation, _SCALARS)
 
 
 def _is_class(annotation: Any) -> bool:
@@ -173,13 +227,11 @@ def _class_fields(cls: type) -> dict[str, Any]:
 
 
 def _is_dict_with_str_keys(annotation: Any) -> bool:
-    origin = get_origin(annotation)
-    if annotation is dict:
-        return True
-    if origin is dict:
-        args = get_args(annotation)
-        return not args or args[0] is str
-    return False
+    """`dict[str, X]` (the builtin generic only: `typing.Dict[str, X]` is wrapped, as officially)."""
+    if type(annotation) is not types.GenericAlias or get_origin(annotation) is not dict:
+        return False
+    args = get_args(annotation)
+    return len(args) == 2 and args[0] is str
 
 
 def _content_type_names() -> frozenset[str]:

@@ -30,6 +30,7 @@ from mcp.server.lowlevel.server import _OPTIONAL_PARAMS, HandlerEntry, Server, _
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
+from mcp.shared.exceptions import MCPError
 
 logger = logging.getLogger("mcp.server")
 # The official logger name of the duplicate-tool warning, which the troubleshooting page quotes.
@@ -194,7 +195,8 @@ class MCPServer(Generic[LifespanT]):
         for method in _OPTIONAL_PARAMS:  # our own list handlers read a missing params as None: no model built
             table[method].params_type = _LazyParams(table[method].params_type.name, True)
         table["resources/read"].planner = bind(handlers.plan_read_resource, self)
-        table["prompts/get"].planner = bind(handlers.plan_get_prompt, self)
+        if type(self).get_prompt is MCPServer.get_prompt:  # an override must see every prompts/get
+            table["prompts/get"].planner = bind(handlers.plan_get_prompt, self)
         self._lowlevel_server._capability_hook = self._capabilities
         self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
         self._lowlevel_server.shared_state = state
@@ -390,11 +392,17 @@ class MCPServer(Generic[LifespanT]):
         return [t.to_tool() for t in self._tools.values()]
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
+        """Call the tool `name`: its `CallToolResult` (or the `InputRequiredResult` it answered with).
+
+        Raises `ToolError` for an unknown tool, arguments that fail validation, or a `ToolError` /
+        `ResourceError` the tool raised; `UnexpectedToolError` for anything else it raised or a
+        return value that fails conversion (`__cause__` is the original); `MCPError` unchanged.
+        (tools/call answers the same failures as `is_error` results carrying the error's text.)"""
         tool = self._tools.get(name)
         if tool is None:
-            from mcp.server.mcpserver.tools import error_result
+            from mcp.shared.exceptions import ToolError
 
-            return error_result(f"Unknown tool: {name}")
+            raise ToolError(f"Unknown tool: {name}")
         return await tool.call(arguments, context if context is not None else handlers.new_context(None, self))
 
     # -- resources ----------------------------------------------------------------------------
@@ -472,7 +480,25 @@ class MCPServer(Generic[LifespanT]):
         return self._prompts.list_prompts()
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
-        return await self._prompts.render_prompt(name, arguments, context if context is not None else handlers.new_context(None, self))
+        """The `GetPromptResult` of the prompt called `name` (an `InputRequiredResult` from its
+        function as is). Any failure but an `MCPError` is raised as `ValueError` with the
+        original's text: "Unknown prompt: NAME", "Missing required arguments: {...}" or "Error
+        rendering prompt NAME" (the prompts/get answer's message, as officially)."""
+        from mcp.server.mcpserver.prompts.base import prompt_result
+        from mcp.types import InputRequiredResult
+
+        try:
+            prompt = self._prompts.get_prompt(name)
+            if prompt is None:
+                raise ValueError(f"Unknown prompt: {name}")
+            rendered = await prompt.render(arguments, context if context is not None else handlers.new_context(None, self))
+            if isinstance(rendered, InputRequiredResult):
+                return rendered
+            return prompt_result(prompt.description, rendered)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise ValueError(str(exc)) from exc
 
     def completion(self) -> Callable[[F], F]:
         """Register the one completion handler: `async (ref, argument, context) -> Completion | None`."""

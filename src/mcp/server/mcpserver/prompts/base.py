@@ -3,7 +3,7 @@
 A `Prompt` is compiled once, at registration: its wire arguments (a flat list of named strings,
 no schema), the model that validates them, and where a `Context` goes. `render` is the
 prompts/get path: check required arguments, call the function (sync ones on a worker thread),
-turn whatever it returned into `PromptMessage`s.
+turn whatever it returned into `Message`s (`UserMessage`/`AssistantMessage`, as officially).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from mcp.types import (
 if TYPE_CHECKING:
     from pydantic.fields import FieldInfo
 
+    from mcp.types import GetPromptResult
     from mcp.types import Prompt as WirePrompt
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "SyncPromptResult",
     "UserMessage",
     "message_validator",
+    "prompt_result",
 ]
 
 _CONTENT_TYPES = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
@@ -218,22 +220,22 @@ class Prompt(BaseModel):
 
     async def render(
         self, arguments: dict[str, str] | None = None, context: Any = None
-    ) -> list[PromptMessage] | InputRequiredResult:
-        """Render the prompt: validate `arguments`, call the function, convert its return value.
+    ) -> list[Message] | InputRequiredResult:
+        """Render the prompt: validate `arguments`, call the function, convert its return value
+        into `Message`s.
 
         Raises `ValueError("Missing required arguments: {...}")` before the function runs when a
-        required argument is absent, and `ValueError("Error rendering prompt <name>: ...")` when
-        validation, the function or the conversion fails. An `MCPError` raised by the function
-        propagates unchanged. An `InputRequiredResult` returned by the function (a 2026-07-28
-        multi-round-trip prompt) is returned as is.
+        required argument is absent, and `ValueError("Error rendering prompt <name>")` (the cause
+        chained, never in the text) when validation, the function or the conversion fails. An
+        `MCPError` raised by the function propagates unchanged. An `InputRequiredResult` returned
+        by the function (a 2026-07-28 multi-round-trip prompt) is returned as is.
         """
         arguments = self._check_required(arguments)
-        kwargs = self._validated(arguments, context)
         try:
-            value = await self._invoke(kwargs)
+            value = await self._invoke(self._kwargs(arguments, context))
             if isinstance(value, InputRequiredResult):
                 return value
-            return to_prompt_messages(value)
+            return to_messages(value)
         except MCPError:
             raise
         except Exception as exc:
@@ -244,29 +246,20 @@ class Prompt(BaseModel):
         """A sync function without a Context: rendering can run on a worker thread start to finish."""
         return not self.signature.is_async and self.context_kwarg is None
 
-    def render_sync(self, arguments: dict[str, str] | None = None) -> list[PromptMessage]:
+    def render_sync(self, arguments: dict[str, str] | None = None) -> list[Message]:
         """`render` for a `plain_sync` prompt, in the calling (worker) thread; raises as `render`."""
         arguments = self._check_required(arguments)
-        kwargs = self._validated(arguments, None)
         try:
-            value = self.fn(**kwargs)
+            value = self.fn(**self._kwargs(arguments, None))
             if inspect.isawaitable(value):
                 if inspect.iscoroutine(value):
                     value.close()
                 raise TypeError("a sync prompt function returned an awaitable")
-            return to_prompt_messages(value)
+            return to_messages(value)
         except MCPError:
             raise
         except Exception as exc:
             raise PromptRenderingFailed(self.name) from exc
-
-    def _validated(self, arguments: dict[str, Any], context: Any) -> dict[str, Any]:
-        """`_kwargs`, with invalid arguments as `ValueError("Error rendering prompt <name>: ...")`
-        (the client's mistake: answered -32602 with the detail)."""
-        try:
-            return self._kwargs(arguments, context)
-        except Exception as exc:
-            raise ValueError(f"Error rendering prompt {self.name}: {exc}") from exc
 
     def _check_required(self, arguments: dict[str, str] | None) -> dict[str, str]:
         arguments = arguments or {}
@@ -339,25 +332,33 @@ def _accepts_str(annotation: Any) -> bool:
     return False
 
 
-def to_prompt_messages(value: Any) -> list[PromptMessage]:
-    """Turn what a prompt function returned into wire messages.
+def to_messages(value: Any) -> list[Message]:
+    """Turn what a prompt function returned into `Message`s.
 
-    A `str`, a content block or an `Image`/`Audio` becomes one user message; a `Message` or a
-    `PromptMessage` one message; a dict with `role` and `content` keys one message; a list or tuple of
-    any of these, messages in order. Any other value is sent as a user message of its JSON text.
+    A `str`, a content block or an `Image`/`Audio` becomes one `UserMessage`; a `Message` stays
+    itself; a wire `PromptMessage` becomes the `Message` of its role; a dict goes through
+    `message_validator`; a list or tuple of any of these, messages in order. Any other value is
+    sent as a user message of its JSON text.
     """
     items = cast("Sequence[Any]", value) if isinstance(value, list | tuple) else (value,)
-    return [_to_prompt_message(item) for item in items]
+    return [_to_message(item) for item in items]
 
 
-def _to_prompt_message(item: Any) -> PromptMessage:
-    if isinstance(item, PromptMessage):
-        return item
+def _to_message(item: Any) -> Message:
     if isinstance(item, Message):
-        return item.to_prompt_message()
-    if isinstance(item, dict) and "role" in item and "content" in item:
-        return Message.model_validate(item).to_prompt_message()
+        return item
+    if isinstance(item, dict):
+        return message_validator.validate_python(item)
     if isinstance(item, (str, Image, Audio, *_CONTENT_TYPES)):
-        return UserMessage(item).to_prompt_message()
+        return UserMessage(item)
+    if isinstance(item, PromptMessage):
+        return (UserMessage if item.role == "user" else AssistantMessage)(item.content)
     text = pydantic_core.to_json(item, fallback=str, indent=2).decode()
-    return UserMessage(text).to_prompt_message()
+    return UserMessage(text)
+
+
+def prompt_result(description: str | None, messages: Sequence[Message]) -> GetPromptResult:
+    """The prompts/get result for rendered `messages`."""
+    from mcp.types import GetPromptResult
+
+    return GetPromptResult(description=description, messages=[m.to_prompt_message() for m in messages])

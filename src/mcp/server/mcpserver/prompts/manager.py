@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.mcpserver.prompts.base import Message, Prompt, prompt_result
 
 if TYPE_CHECKING:
     from mcp.types import GetPromptResult, InputRequiredResult
@@ -52,27 +52,20 @@ class PromptManager:
 
     async def render_prompt(
         self, name: str, arguments: dict[str, str] | None = None, context: Any = None
-    ) -> GetPromptResult | InputRequiredResult:
-        """The whole prompts/get for `name`: render it into a `GetPromptResult` carrying the
-        prompt's description. Raises `ValueError(f"Unknown prompt: {name}")` for an unknown name
-        and whatever `Prompt.render` raises (`ValueError` for missing arguments or a failed
-        render, `MCPError` unchanged). An `InputRequiredResult` from the function is returned
-        as is."""
-        from mcp.types import GetPromptResult, InputRequiredResult
-
+    ) -> list[Message] | InputRequiredResult:
+        """Render the prompt called `name` into its messages. Raises `ValueError(f"Unknown prompt:
+        {name}")` for an unknown name and whatever `Prompt.render` raises (`ValueError` for missing
+        arguments or a failed render, `MCPError` unchanged). An `InputRequiredResult` from the
+        function is returned as is."""
         prompt = self._prompts.get(name)
         if prompt is None:
             raise ValueError(f"Unknown prompt: {name}")
-        messages = await prompt.render(arguments, context)
-        if isinstance(messages, InputRequiredResult):
-            return messages
-        return GetPromptResult(description=prompt.description, messages=messages)
+        return await prompt.render(arguments, context)
 
     def plain_sync_renderer(self, name: str, arguments: dict[str, str] | None) -> Callable[[], GetPromptResult] | None:
-        """`render_prompt` as one synchronous job, for a registered `plain_sync` prompt (else None)."""
-        from mcp.types import GetPromptResult
-
+        """prompts/get as one synchronous job producing its result, for a registered `plain_sync`
+        prompt (else None)."""
         prompt = self._prompts.get(name)
         if prompt is None or not prompt.plain_sync:
             return None
-        return lambda: GetPromptResult(description=prompt.description, messages=prompt.render_sync(arguments))
+        return lambda: prompt_result(prompt.description, prompt.render_sync(arguments))

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from mcp.server.mcpserver.tools.registered import RegisteredTool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.shared.exceptions import MCPError, ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import Icon, ToolAnnotations
 
 
@@ -89,20 +89,21 @@ class Tool(BaseModel):
         return compiled
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
-        """Run the tool. Failures other than `MCPError` raise `ToolError` (message
-        `Error executing tool <name>: ...`); `convert_result=True` returns a `CallToolResult`."""
+        """Run the tool. Failures other than `MCPError` raise `ToolError` or `UnexpectedToolError`
+        (message `Error executing tool <name>...`, as `MCPServer.call_tool` raises them);
+        `convert_result=True` returns a `CallToolResult`."""
         compiled = self.compiled
         try:
             value = await compiled.run(arguments, context)
-            if not convert_result:
-                return value
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise compiled._error(exc) from exc  # pyright: ignore[reportPrivateUsage]
+        if not convert_result:
+            return value
+        try:
             return self.fn_metadata.convert_result(value)
         except MCPError:
             raise
-        except ToolError as exc:
-            cause = exc.__cause__ if isinstance(exc.__cause__, ValueError) else exc
-            raise ToolError(f"Error executing tool {self.name}: {cause}") from exc
         except Exception as exc:
-            from mcp.server.mcpserver.exceptions import UnexpectedToolError
-
-            raise UnexpectedToolError(f"Error executing tool {self.name}") from exc
+            raise compiled._error(exc, converting=True) from exc  # pyright: ignore[reportPrivateUsage]

@@ -17,7 +17,13 @@ from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.dependencies import NeedInput
 from mcp.server.mcpserver.results import OutputPlan, compile_output, to_wire_content
 from mcp.server.mcpserver.signature import Signature, inspect_function
-from mcp.shared.exceptions import InvalidSignature, MCPError, ResourceError, ToolError
+from mcp.shared.exceptions import (
+    InvalidSignature,
+    MCPError,
+    ResourceError,
+    ToolError,
+    UnexpectedResourceError,
+)
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult, Tool
@@ -185,7 +191,12 @@ class RegisteredTool:
             raise
         except Exception as exc:
             return self._failure(exc)
-        return self._converted(value)
+        try:
+            return self._to_wire(value)
+        except MCPError:
+            raise
+        except Exception as exc:
+            return self._failure(exc, converting=True)
 
     def call_wire_sync(self, arguments: dict[str, Any] | None) -> Any:
         """`call_wire` for a `plain_sync` tool, entirely in the calling (worker) thread."""
@@ -195,25 +206,43 @@ class RegisteredTool:
             raise
         except Exception as exc:
             return self._failure(exc)
-        return self._converted(value)
-
-    def _converted(self, value: Any) -> Any:
-        """`_to_wire(value)`; a value that fails the output schema is a detailed tool error (the
-        model should learn which field was wrong), any other conversion failure a masked one."""
         try:
             return self._to_wire(value)
         except MCPError:
             raise
         except Exception as exc:
-            from pydantic_core import ValidationError
+            return self._failure(exc, converting=True)
 
-            if isinstance(exc, ValidationError):
-                return error_wire(f"Error executing tool {self.name}: {exc}")
-            return self._failure(exc)
+    async def call(self, arguments: dict[str, Any] | None, context: Any) -> Any:
+        """The tool call as `MCPServer.call_tool` makes it: a `CallToolResult` (or the result model
+        the function built). A failure raises the `ToolError` (an anticipated one: invalid
+        arguments, a `ToolError`/`ResourceError` raised on purpose) or `UnexpectedToolError` (a
+        crash, a nested crash, a value that fails conversion) whose text the wire result carries,
+        the original as its `__cause__`; `MCPError` propagates."""
+        try:
+            value = await self.run(arguments, context)
+        except (MCPError, NeedInput):
+            raise
+        except Exception as exc:
+            raise self._error(exc) from exc
+        try:
+            out = self._to_wire(value)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise self._error(exc, converting=True) from exc
+        if type(out) is dict:
+            from mcp.types import CallToolResult
+
+            return CallToolResult.model_validate(out)
+        return out
 
     def _to_wire(self, value: Any) -> Any:
-        """The function's value as a tools/call result (wire dict), or the result model it built."""
+        """The function's value as a tools/call result (wire dict), or the result model it built
+        (for `Annotated[CallToolResult, Model]`, its structured content checked first)."""
         if _is_result_model(value):
+            if self.output.checks_results and type(value).__name__ == "CallToolResult" and not value.is_error:
+                self.output.check(value.structured_content)
             return value
         plan = self.output
         if plan.structured:
@@ -221,28 +250,39 @@ class RegisteredTool:
             return {"content": to_wire_content(value), "structuredContent": structured, "isError": False}
         return {"content": to_wire_content(value), "isError": False}
 
-    def _failure(self, exc: Exception) -> dict[str, Any]:
-        """A failed call as the model sees it: an `is_error` result naming the tool. Invalid
-        arguments and deliberate `ToolError`/`ResourceError`s keep their text; anything else is a
-        crash whose text may hold secrets or paths: masked to `Error executing tool NAME` (unless
-        `mask_errors` is off), with the traceback in the server log."""
+    def _error(self, exc: Exception, *, converting: bool = False) -> ToolError:
+        """The `ToolError` a failure is reported as, named for the tool, as the official SDK
+        classifies it. Invalid arguments and deliberate `ToolError`/`ResourceError`s keep their
+        text; a nested crash keeps its (already generic) text as an `UnexpectedToolError`; anything
+        else is a crash whose text may hold secrets or paths: `Error executing tool NAME` only
+        (unless `mask_errors` is off). A value that fails its declared output schema keeps
+        pydantic's detail (the model should learn which field was wrong), while a `CallToolResult`
+        the tool built whose structured content breaks its own schema is a masked crash."""
+        from mcp.server.mcpserver.exceptions import UnexpectedToolError
+
+        prefix = f"Error executing tool {self.name}"
+        if isinstance(exc, UnexpectedToolError | UnexpectedResourceError):
+            return UnexpectedToolError(f"{prefix}: {exc}")
         if isinstance(exc, ToolError | ResourceError) or _shows_its_text(exc):
-            cause = exc.__cause__ if isinstance(exc, ToolError) and isinstance(exc.__cause__, ValueError) else exc
-            logger.debug("tool %s failed", self.name, exc_info=True)
-            return error_wire(f"Error executing tool {self.name}: {cause}")
-        logger.error("Error executing tool %s", self.name, exc_info=exc)
-        if not self.mask_errors:
-            return error_wire(f"Error executing tool {self.name}: {exc}")
-        return error_wire(f"Error executing tool {self.name}")
+            return ToolError(f"{prefix}: {exc}")
+        if converting and not self.output.checks_results:
+            from pydantic_core import ValidationError
 
-    async def call(self, arguments: dict[str, Any] | None, context: Any) -> Any:
-        """As `call_wire`, always returning a result model (`CallToolResult` or the function's own)."""
-        out = await self.call_wire(arguments, context)
-        if type(out) is dict:
-            from mcp.types import CallToolResult
+            if isinstance(exc, ValidationError):
+                return UnexpectedToolError(f"{prefix}: {exc}")
+        return UnexpectedToolError(prefix if self.mask_errors else f"{prefix}: {exc}")
 
-            return CallToolResult.model_validate(out)
-        return out
+    def _failure(self, exc: Exception, *, converting: bool = False) -> dict[str, Any]:
+        """A failed call as the model sees it: an `is_error` result with the text of `_error`; a
+        crash's traceback goes to the server log."""
+        from mcp.server.mcpserver.exceptions import UnexpectedToolError
+
+        error = self._error(exc, converting=converting)
+        if isinstance(error, UnexpectedToolError):
+            logger.error("Error executing tool %s", self.name, exc_info=exc)
+        else:
+            logger.debug("tool %s failed", self.name, exc_info=exc)
+        return error_wire(str(error))
 
     def wire(self) -> dict[str, Any]:
         """The tool as listed by tools/list, as a wire dict (key order as the model's)."""
