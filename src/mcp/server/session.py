@@ -514,9 +514,9 @@ class ServerSession:
         if self._connection is not None:
             await self._channel(related_request_id).notify(method, params)
             return
-        if self._protocol_version is None:
+        if self._protocol_version is None and related_request_id is None:
             return  # no handshake-era connection to notify; modern clients listen for events
-        await self.peer.send_notification(method, params)
+        await self.peer.send_notification(method, params)  # a related one follows its request back
 
     async def send_raw_request(self, method: str, params: dict[str, Any] | None = None, *,
                                timeout: float | None = None, progress_callback: ProgressFnT | None = None,
