@@ -32,12 +32,12 @@ transports hand out: a user's models are stored as dicts, and dicts are read out
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from pydantic import BaseModel
 
 from mcp.shared.message import SessionMessage
 
@@ -73,9 +73,15 @@ def as_model(message: dict[str, Any]) -> JSONRPCMessage:
 def wire_item(item: Any) -> Any:
     """A stream item in the wire form (exceptions, and anything that is not a model, pass
     unchanged: the engine answers what is no JSON-RPC message)."""
-    if type(item) is SessionMessage and isinstance(item.message, BaseModel):
+    if type(item) is SessionMessage and type(item.message) is not dict and _is_model(item.message):
         return SessionMessage(as_wire(item.message), item.metadata)
     return item
+
+
+def _is_model(value: Any) -> bool:
+    """Is `value` a pydantic model? (Without importing pydantic: no model exists before it is.)"""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(value, pydantic.BaseModel)
 
 
 def model_item(item: Any) -> Any:
