@@ -20,7 +20,7 @@ from mcp.client.sse import sse_client
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.shared.message import SessionMessage
-from mcp.types import ElicitResult
+from mcp.types import ElicitResult, JSONRPCNotification
 from mcp.types.jsonrpc import CONNECTION_CLOSED
 
 pytestmark = pytest.mark.anyio
@@ -285,4 +285,5 @@ async def test_an_unparsable_event_reaches_the_read_stream_as_an_exception() -> 
             second = await read.receive()
     assert isinstance(first, Exception)
     assert isinstance(second, SessionMessage)
-    assert second.message["method"] == "notifications/tools/list_changed"
+    assert isinstance(second.message, JSONRPCNotification)
+    assert second.message.method == "notifications/tools/list_changed"

@@ -603,9 +603,11 @@ async def _answer_of(read: Any, request_id: int) -> tuple[list[dict[str, Any]], 
     while True:
         item = await read.receive()
         assert isinstance(item, SessionMessage)
-        if item.message.get("id") == request_id and "method" not in item.message:
-            return others, item.message
-        others.append(item.message)
+        assert not isinstance(item.message, dict)  # a user reads models, as from the official SDK
+        message = item.message.model_dump(by_alias=True, exclude_unset=True)
+        if message.get("id") == request_id and "method" not in message:
+            return others, message
+        others.append(message)
 
 
 class ScriptedServer:

@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcp._engine.peer import Peer
+from mcp._engine.seam import WireSendStream
 from mcp._protocol import messages as m
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
@@ -106,7 +107,7 @@ async def run_peer(sequence: list[Any], cap: int) -> tuple[list[dict[str, Any]],
     async def on_notification(message: dict[str, Any], metadata: Any) -> None:
         notified.append(message)
 
-    peer = Peer(inbox, outbox, role="server", on_request=on_request, on_notification=on_notification,
+    peer = Peer(inbox, WireSendStream(outbox), role="server", on_request=on_request, on_notification=on_notification,
                 max_concurrent_requests=cap)
     for message in sequence:
         inbox_send.send_nowait(SessionMessage(message))
@@ -177,7 +178,7 @@ def test_an_outgoing_request_ends_with_its_first_valid_answer_and_never_raises_a
         async def ignore(message: dict[str, Any], metadata: Any) -> None:
             return None
 
-        peer = Peer(inbox, outbox, role="server", on_request=ignore, on_notification=ignore)
+        peer = Peer(inbox, WireSendStream(outbox), role="server", on_request=ignore, on_notification=ignore)
         result: list[Any] = []
 
         async def call() -> None:

@@ -27,6 +27,7 @@ from hardening_support import HANDSHAKE, INIT, StdioTarget, asgi_request
 
 from mcp._engine.asyncio_stdio import MAX_QUEUED_OUTPUT
 from mcp._engine.peer import DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_PENDING_REQUESTS, Peer
+from mcp._engine.seam import WireSendStream
 from mcp._engine.stdio_pump import DEFAULT_MAX_QUEUED_OUTPUT, BoundedOutput
 from mcp._protocol import messages as m
 from mcp._protocol.framing import DEFAULT_MAX_LINE
@@ -141,7 +142,7 @@ async def test_a_session_concurrency_cap_at_its_edge(cap: int) -> None:
     server, release = hold_server()
     inbox_send, inbox = anyio.create_memory_object_stream[Any](math.inf)
     outbox, answers = anyio.create_memory_object_stream[SessionMessage](math.inf)
-    session = ServerSession(server=server, read_stream=inbox, write_stream=outbox, stateless=True, max_concurrent_requests=cap)
+    session = ServerSession(server=server, read_stream=inbox, write_stream=WireSendStream(outbox), stateless=True, max_concurrent_requests=cap)
     async with anyio.create_task_group() as tg, outbox, answers:
         tg.start_soon(session.run)
         for i in range(cap + 1):
@@ -180,7 +181,7 @@ async def test_pending_outgoing_requests_at_their_edge() -> None:
     async def nothing(message: Any, metadata: Any) -> None:
         return None
 
-    peer = Peer(inbox, outbox, role="server", on_request=nothing, on_notification=nothing, max_pending_requests=3)
+    peer = Peer(inbox, WireSendStream(outbox), role="server", on_request=nothing, on_notification=nothing, max_pending_requests=3)
     results: list[Any] = []
 
     async def ask() -> None:

@@ -17,6 +17,7 @@ import pytest
 from hardening_support import HANDSHAKE, INIT, MODERN_META, StdioTarget, asgi_request
 
 from mcp._engine.peer import Peer
+from mcp._engine.seam import WireSendStream
 from mcp._engine.stdio_pump import pump_out
 from mcp._protocol import messages as m
 from mcp._protocol.codec import ParseError, decode
@@ -168,7 +169,7 @@ async def test_a_failing_owner_still_answers_its_request_and_the_connection_goes
     async def on_notification(message: dict[str, Any], metadata: Any) -> None:
         return None
 
-    peer = Peer(inbox, outbox, role="server", on_request=on_request, on_notification=on_notification)
+    peer = Peer(inbox, WireSendStream(outbox), role="server", on_request=on_request, on_notification=on_notification)
     inbox_send.send_nowait(SessionMessage(m.request(1, "test/x", None)))
     inbox_send.send_nowait(SessionMessage(m.request(2, "test/x", None)))
     inbox_send.close()
@@ -195,7 +196,7 @@ async def test_the_first_answer_wins_and_a_malformed_error_fails_the_request_cle
         async def nothing(message: Any, metadata: Any) -> None:
             return None
 
-        peer = Peer(inbox, outbox, role="server", on_request=nothing, on_notification=nothing)
+        peer = Peer(inbox, WireSendStream(outbox), role="server", on_request=nothing, on_notification=nothing)
         outcome: list[Any] = []
 
         async def ask(peer: Peer = peer, outcome: list[Any] = outcome) -> None:
@@ -221,7 +222,7 @@ async def test_send_request_refuses_an_id_already_awaiting_an_answer() -> None:
     async def nothing(message: Any, metadata: Any) -> None:
         return None
 
-    peer = Peer(inbox, outbox, role="client", on_request=nothing, on_notification=nothing)
+    peer = Peer(inbox, WireSendStream(outbox), role="client", on_request=nothing, on_notification=nothing)
     with anyio.fail_after(5):
         async with anyio.create_task_group() as tg, outbox, sent:
             tg.start_soon(peer.run)

@@ -63,7 +63,7 @@ async def test_a_server_runner_answers_through_its_on_request_and_refuses_before
 
         await tg.start(lambda task_status: client.run(ignore, ignore, task_status=task_status))
         with anyio.fail_after(10):
-            with pytest.raises(MCPError, match="not initialized"):
+            with pytest.raises(MCPError, match="Invalid request parameters"):  # the official answer before the handshake
                 await client.send_raw_request("tools/list", None)
             init = await client.send_raw_request("initialize", {
                 "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}})

@@ -25,6 +25,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._engine.fdio import read_in_chunks
+from mcp._engine.seam import WireReader, WireWriter, model_item, wire_item
 from mcp._engine.stdio_pump import DEFAULT_MAX_QUEUED_OUTPUT, frame_to_item
 from mcp._protocol.codec import encode_line
 from mcp._protocol.framing import LineFramer
@@ -99,7 +100,7 @@ class _InboxProtocol(asyncio.Protocol):
         self._sink.close()
 
 
-class DirectLineWriter:
+class DirectLineWriter(WireWriter):
     """Quacks like the send half of a memory stream; writes each message as one line, at once,
     straight to the (non-blocking) pipe. Also writable from worker threads (`write_threadsafe`), so
     an offloaded request's worker answers without a hop back to the loop. A lock keeps lines whole;
@@ -188,16 +189,26 @@ class DirectLineWriter:
             self._drain_waiters.append(waiter)
             await waiter
 
-    def send_nowait(self, item: SessionMessage) -> None:
+    def send_wire_nowait(self, item: SessionMessage) -> None:
         if len(self._pending) > self._max_queued and not (self._closed or self.lost):
             raise anyio.WouldBlock
         self.write_threadsafe(item.message)
 
-    async def send(self, item: SessionMessage) -> None:
+    async def send_wire(self, item: SessionMessage) -> None:
         # Wait for room first, then write: every waiting writer adds at most one message.
         if len(self._pending) > self._max_queued:
             await self.wait_for_room()
         self.write_threadsafe(item.message)
+
+    def send_nowait(self, item: SessionMessage) -> None:
+        """The official face: `item.message` a `JSONRPCMessage` model (a dict is taken as it is)."""
+        self.send_wire_nowait(wire_item(item))
+
+    async def send(self, item: SessionMessage) -> None:
+        await self.send_wire(wire_item(item))
+
+    def threadsafe_writer(self) -> Callable[[dict[str, Any]], None]:
+        return self.write_threadsafe
 
     def write_threadsafe(self, message: dict[str, Any]) -> None:
         """Write one message as a line, from any thread. On a worker thread this waits while the
@@ -218,6 +229,12 @@ class DirectLineWriter:
     async def aclose(self) -> None:
         self._closed = True
 
+    async def __aenter__(self) -> DirectLineWriter:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._closed = True
+
     async def flush(self, timeout: float = 2.0) -> None:
         """Wait (bounded) until everything written has reached the pipe."""
         with anyio.move_on_after(timeout):
@@ -236,24 +253,36 @@ class DirectLineWriter:
                 os.close(fd)
 
 
-class Inbox:
+class Inbox(WireReader):
     """The read stream of the fast path: the receive half of the inbox, plus a way for the consumer
     to take messages straight from the read callback (`set_direct_consumer`), skipping the queue
-    and the loop pass it costs."""
+    and the loop pass it costs. `receive()` is the official face (models), `receive_wire()` ours."""
 
     def __init__(self, receive: MemoryObjectReceiveStream[SessionMessage | Exception], protocol: _InboxProtocol) -> None:
         self._receive = receive
         self._protocol = protocol
-        self.receive_nowait = receive.receive_nowait
-        self.receive = receive.receive
-        self.close = receive.close
-        self.aclose = receive.aclose
         self.statistics = receive.statistics
+        # The wire face is the inbox itself: bound once, no call in between on the hot path.
+        self.receive_wire_nowait = receive.receive_nowait
+        self.receive_wire = receive.receive
 
-    def set_direct_consumer(self, consumer: Callable[[SessionMessage | Exception], bool] | None) -> None:
+    def receive_nowait(self) -> SessionMessage | Exception:
+        return model_item(self._receive.receive_nowait())
+
+    async def receive(self) -> SessionMessage | Exception:
+        return model_item(await self._receive.receive())
+
+    def close(self) -> None:
+        self._receive.close()
+
+    async def aclose(self) -> None:
+        self._receive.close()
+
+    def set_direct_consumer(self, consumer: Callable[[SessionMessage | Exception], bool] | None) -> bool:
         """Offer each message to `consumer` first, while the inbox has no backlog. A direct
         consumer must call `processed()` after handling each message it received from the inbox."""
         self._protocol.direct = consumer
+        return True
 
     def processed(self) -> None:
         """One message received from the inbox has been handled (see `set_direct_consumer`)."""
@@ -266,7 +295,7 @@ class Inbox:
 
     async def __anext__(self) -> SessionMessage | Exception:
         try:
-            return await self._receive.receive()
+            return model_item(await self._receive.receive())
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 

@@ -34,11 +34,12 @@ from typing import Any, Final, cast
 import anyio
 import sniffio
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._engine import tap, workers
+from mcp._engine.seam import WireReader, WireWriter, wire_reader, wire_writer
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
+from mcp.shared import _stream_protocols
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
@@ -51,8 +52,9 @@ NotificationHandler = Callable[[dict[str, Any], Any], Awaitable[None]]
 Offload = Callable[[dict[str, Any]], "Callable[[], dict[str, Any]] | None"]
 """Given a request: a synchronous job returning its whole response, or None to serve it as usual."""
 
-ReadStream = MemoryObjectReceiveStream[SessionMessage | Exception]
-WriteStream = MemoryObjectSendStream[SessionMessage]
+ReadStream = _stream_protocols.ReadStream[SessionMessage | Exception] | WireReader
+"""What a session reads: any official read stream; ours are read on their wire face (`seam`)."""
+WriteStream = _stream_protocols.WriteStream[SessionMessage] | WireWriter
 
 DEFAULT_MAX_CONCURRENT_REQUESTS: Final = 1024
 """Incoming requests one connection may have in flight at once (each holds a task and its
@@ -189,15 +191,15 @@ class Peer:
     ) -> None:
         if max_concurrent_requests < 1 or max_pending_requests < 1:
             raise ValueError("max_concurrent_requests and max_pending_requests must be at least 1")
-        self._read = read_stream
-        self._write = write_stream
+        self._read = wire_reader(read_stream)
+        self._write = wire_writer(write_stream)
         self._role: tap.Role = role
         self._on_request = on_request
         self._on_notification = on_notification
         self._ids = itertools.count(1)
         self._pending: dict[Any, _Pending] = {}
         self._in_flight: dict[Any, anyio.CancelScope | _OffloadedCall | _NativeCall] = {}
-        write_threadsafe = getattr(write_stream, "write_threadsafe", None)
+        write_threadsafe = self._write.threadsafe_writer()
         self._offload = offload if write_threadsafe is not None else None
         self._on_unparsable = on_unparsable
         """Given a read-stream fault (undecodable input, a dropped stream), instead of answering it
@@ -248,11 +250,11 @@ class Peer:
         try:
             try:
                 # No checkpoint when the buffer has room: one event-loop pass less per message.
-                self._write.send_nowait(SessionMessage(message, metadata))
+                self._write.send_wire_nowait(SessionMessage(message, metadata))
             except anyio.WouldBlock:
                 if self._drop_when_full:
                     raise
-                await self._write.send(SessionMessage(message, metadata))
+                await self._write.send_wire(SessionMessage(message, metadata))
         except anyio.WouldBlock:
             logger.warning("dropping %s: the peer's stream is full", message.get("method") or "a response")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -302,14 +304,16 @@ class Peer:
                 with anyio.move_on_after(math.inf if timeout is None else timeout) as scope:
                     await pending.event.wait()
             except anyio.get_cancelled_exc_class():
-                if pending.response is None and not self.closed.is_set():
+                if pending.response is None and not self.closed.is_set() and method != "initialize":
                     with anyio.move_on_after(1, shield=True):
                         await self.send_notification("notifications/cancelled",
-                                                     {"requestId": request_id, "reason": "cancelled"}, metadata)
+                                                     {"requestId": request_id, "reason": "caller cancelled"}, metadata)
                 raise
             if scope.cancelled_caught:
+                if method == "initialize":  # the spec forbids cancelling the handshake
+                    raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
                 await self.send_notification(
-                    "notifications/cancelled", {"requestId": request_id, "reason": "timed out"}, metadata
+                    "notifications/cancelled", {"requestId": request_id, "reason": f"timed out after {timeout}s"}, metadata
                 )
                 raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
         finally:
@@ -329,8 +333,9 @@ class Peer:
     async def run(self) -> None:
         """Receive until the read stream ends; in-flight handlers are cancelled at the end."""
         self._run_context = contextvars.copy_context()
-        direct = getattr(self._read, "set_direct_consumer", None) if self._offload is not None else None
-        processed: Callable[[], None] | None = getattr(self._read, "processed", None) if direct is not None else None
+        read = self._read
+        direct = self._offload is not None and read.set_direct_consumer(self._offer)
+        processed: Callable[[], None] | None = read.processed if direct else None
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
@@ -340,19 +345,16 @@ class Peer:
                     self._native = {}
                     self._start_native = start_task
                     self._loop = asyncio_loop()
-                if direct is not None:
-                    direct(self._offer)
-                read = self._read
-                wait_for_room: Callable[[], Awaitable[None]] | None = getattr(self._write, "wait_for_room", None)
-                congested: Callable[[], bool] | None = getattr(self._write, "congested", None)
+                receive_nowait, receive = read.receive_wire_nowait, read.receive_wire
+                wait_for_room, congested = self._write.wait_for_room, self._write.congested
                 try:
                     while True:
                         try:
                             # Take what is already buffered without a checkpoint; wait otherwise.
-                            item = read.receive_nowait()
+                            item = receive_nowait()
                         except anyio.WouldBlock:
                             try:
-                                item = await read.receive()
+                                item = await receive()
                             except anyio.EndOfStream:
                                 break
                         except anyio.EndOfStream:
@@ -360,7 +362,7 @@ class Peer:
                         if isinstance(item, Exception):
                             await self._reject_unparsable(item)
                         else:
-                            if congested is not None and wait_for_room is not None and congested():
+                            if congested():
                                 # The peer is not reading our output: start nothing more until it does.
                                 await wait_for_room()
                             await self._receive(item, tg)
@@ -383,8 +385,8 @@ class Peer:
                     tg.cancel_scope.cancel()
                     await self._stop_native_tasks()
         finally:
-            if direct is not None:
-                direct(None)
+            if direct:
+                read.set_direct_consumer(None)
             self._tg = None
             self._native = None
             self._read.close()
@@ -546,7 +548,7 @@ class Peer:
         notifications, responses, garbage) goes through the inbox as usual."""
         if type(item) is not SessionMessage or item.metadata is not None:
             return False
-        message = item.message
+        message: dict[str, Any] = item.message
         if type(message) is not dict or "id" not in message:
             return False
         try:

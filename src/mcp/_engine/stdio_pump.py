@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from mcp._engine.seam import WireWriter, wire_item
 from mcp._protocol.codec import EncodeError, ParseError, decode, encode_line
 from mcp._protocol.framing import OVERSIZED, LineFramer
 from mcp.shared.message import SessionMessage
@@ -113,7 +114,7 @@ def _line(message: Any) -> bytes:
         return b""
 
 
-class BoundedOutput:
+class BoundedOutput(WireWriter):
     """The stdio server's write stream on the task-based paths, bounded in bytes: each message is
     encoded as it is sent and counted until the writer task (`pump`) has written it. While more
     than `limit` bytes wait, `send_nowait` refuses, `send` waits, and the connection's `Peer`
@@ -139,15 +140,22 @@ class BoundedOutput:
                 self._room = anyio.Event()
             await self._room.wait()
 
-    def send_nowait(self, item: SessionMessage) -> None:
+    def send_wire_nowait(self, item: SessionMessage) -> None:
         if self.queued > self.limit and not self._broken:
             raise anyio.WouldBlock
         self._put(item)
 
-    async def send(self, item: SessionMessage) -> None:
+    async def send_wire(self, item: SessionMessage) -> None:
         if self.queued > self.limit:  # wait first, then add: every waiting writer adds one message
             await self.wait_for_room()
         self._put(item)
+
+    def send_nowait(self, item: SessionMessage) -> None:
+        """The official face: `item.message` a `JSONRPCMessage` model (a dict is taken as it is)."""
+        self.send_wire_nowait(wire_item(item))
+
+    async def send(self, item: SessionMessage) -> None:
+        await self.send_wire(wire_item(item))
 
     def _put(self, item: SessionMessage) -> None:
         if self._broken:

@@ -31,6 +31,7 @@ from mcp.types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
+    HANDSHAKE_VERSIONS,
     LATEST_HANDSHAKE_VERSION,
     LATEST_PROTOCOL_VERSION,
     LOG_LEVEL_META_KEY,
@@ -296,6 +297,8 @@ class ClientSession:
             "clientInfo": self.client_info.to_wire(),
         }, timeout=self.read_timeout_seconds)
         result = t.InitializeResult.model_validate(raw)
+        if result.protocol_version not in HANDSHAKE_VERSIONS:
+            raise RuntimeError(f"Unsupported protocol version from the server: {result.protocol_version}")
         self.adopt(result)
         await self.peer.send_notification("notifications/initialized")
         return result

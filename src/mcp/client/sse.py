@@ -19,6 +19,7 @@ import httpx2
 from anyio.abc import TaskStatus
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.sse import SSEParser
 from mcp.client._http_library import errors_of
@@ -52,7 +53,7 @@ async def sse_client(
     httpx_client_factory: McpHttpClientFactory | None = create_mcp_http_client,
     auth: HTTPAuth | None = None,
     on_session_created: Callable[[str], None] | None = None,
-) -> AsyncGenerator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]]:
+) -> AsyncGenerator[tuple[WireReceiveStream, WireSendStream]]:
     """Connect to a legacy SSE server; yields `(read_stream, write_stream)`.
 
     `timeout` bounds HTTP operations (and the wait for the `endpoint` event), `sse_read_timeout`
@@ -73,7 +74,7 @@ async def sse_client(
                     on_session_created(session_id[0])
             tg.start_soon(_write_messages, client, endpoint, write_recv, read_send)
             try:
-                yield read_recv, write_send
+                yield WireReceiveStream(read_recv), WireSendStream(write_send)
             finally:
                 tg.cancel_scope.cancel()
     except BaseException as exc:

@@ -20,6 +20,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from mcp._engine.fdio import read_in_chunks
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp._engine.stdio_pump import pump_in, pump_out
 from mcp._protocol.framing import DEFAULT_MAX_LINE
 from mcp.shared.message import SessionMessage
@@ -108,7 +109,7 @@ async def stdio_client(
             tg.start_soon(pump_in, read_chunk, read_send, max_message_size)
             tg.start_soon(pump_out, write_recv, write)
             try:
-                yield read_recv, write_send
+                yield WireReceiveStream(read_recv), WireSendStream(write_send)
             finally:
                 await write_send.aclose()
                 await _stop(process)

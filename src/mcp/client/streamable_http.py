@@ -42,6 +42,7 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._engine.peer import RaisedException
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp._protocol.codec import ParseError, decode, encode
 from mcp._protocol.http import encode_header_value as encode_header_value
 from mcp._protocol.sse import SSEParser
@@ -124,7 +125,7 @@ def create_mcp_http_client(headers: dict[str, str] | None = None, timeout: HTTPT
 async def streamable_http_client(
     url: str, *, http_client: AsyncHTTPClient | None = None, terminate_on_close: bool = True,
     max_sse_event_size: int | None = DEFAULT_MAX_SSE_EVENT_SIZE,
-) -> AsyncGenerator[tuple[ReadStream, WriteStream]]:
+) -> AsyncGenerator[tuple[WireReceiveStream, WireSendStream]]:
     """Connect to the MCP endpoint at `url`; yields `(read_stream, write_stream)`.
 
     `http_client` (headers, auth, timeouts, ...), an `httpx2.AsyncClient` or an `httpx.AsyncClient`,
@@ -143,7 +144,7 @@ async def streamable_http_client(
             transport.client, transport.read_send, transport.tg = client, read_send, tg
             tg.start_soon(transport.write_loop, write_recv)
             try:
-                yield read_recv, write_send
+                yield WireReceiveStream(read_recv), WireSendStream(write_send)
             finally:
                 tg.cancel_scope.cancel()
     finally:

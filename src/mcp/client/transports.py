@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp.shared.message import SessionMessage
 
 if TYPE_CHECKING:
@@ -24,16 +25,19 @@ def open_transport(target: Any, *, raise_exceptions: bool = False) -> Any:
         from mcp.client.streamable_http import streamable_http_client
 
         return streamable_http_client(target)
-    lowlevel = _lowlevel_server(target)
+    lowlevel = lowlevel_server(target)
     if lowlevel is not None:
-        return in_memory(lowlevel, raise_exceptions=raise_exceptions)
+        from mcp.client._memory import InMemoryTransport
+
+        return InMemoryTransport(lowlevel, raise_exceptions=raise_exceptions)
     if hasattr(target, "__aenter__"):
         return target
     raise TypeError(f"Client() cannot connect to {type(target).__name__}: pass an MCPServer, a Server, a URL, "
                     "StdioServerParameters or a transport")
 
 
-def _lowlevel_server(target: Any) -> Server[Any] | None:
+def lowlevel_server(target: Any) -> Server[Any] | None:
+    """The low-level `Server` behind `target` (itself, or an `MCPServer`'s), else None."""
     from mcp.server.lowlevel.server import Server
 
     if isinstance(target, Server):
@@ -42,26 +46,34 @@ def _lowlevel_server(target: Any) -> Server[Any] | None:
     return cast("Server[Any]", inner) if isinstance(inner, Server) else None
 
 
+SERVER_SHUTDOWN_GRACE = 2.0
+"""Seconds an in-process server may take to finish after its input ends, before it is cancelled."""
+
+
 @asynccontextmanager
 async def in_memory(server: Any, *, raise_exceptions: bool = False) -> AsyncIterator[tuple[Any, Any]]:
-    """Run `server` in this process, connected by memory streams (messages are never encoded)."""
+    """Run `server` (a low-level `Server`) in this process, connected by memory streams: yields the
+    client's `(read_stream, write_stream)`. Messages are never encoded; the engines on both ends
+    exchange them as dicts, a user reading or writing the streams sees models (`mcp._engine.seam`).
+    On exit the server sees end of input and gets `SERVER_SHUTDOWN_GRACE` to finish."""
     client_send, server_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
-    server_send, client_recv = anyio.create_memory_object_stream[SessionMessage](32)
+    server_send, client_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
     finished = anyio.Event()
 
     async def serve() -> None:
         try:
-            await server.run(server_recv, server_send, raise_exceptions=raise_exceptions)
+            await server.run(WireReceiveStream(server_recv), WireSendStream(server_send),
+                             raise_exceptions=raise_exceptions)
         finally:
             finished.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve)
         try:
-            yield client_recv, client_send
+            yield WireReceiveStream(client_recv), WireSendStream(client_send)
         finally:
             await client_send.aclose()
             client_recv.close()
-            with anyio.move_on_after(5, shield=True):
+            with anyio.move_on_after(SERVER_SHUTDOWN_GRACE, shield=True):
                 await finished.wait()
             tg.cancel_scope.cancel()

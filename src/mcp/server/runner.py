@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 import anyio
 from anyio.abc import TaskStatus
 
+from mcp._engine.seam import WireWriter
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, ServerMiddleware
 from mcp.server.lowlevel.server import LifespanT
@@ -82,19 +83,22 @@ class _DispatchMetadata:
         return True
 
 
-class _ConnectionWriter:
+class _ConnectionWriter(WireWriter):
     """The session's write stream: messages not tied to a request, sent on the connection's channel."""
 
     def __init__(self, runner: ServerRunner[Any]) -> None:
         self._runner = runner
 
-    def send_nowait(self, item: SessionMessage) -> None:
+    def send_wire_nowait(self, item: SessionMessage) -> None:
         raise anyio.WouldBlock  # always take the awaiting path
 
-    async def send(self, item: SessionMessage) -> None:
-        message = item.message
-        if isinstance(message, dict) and "method" in message:
+    async def send_wire(self, item: SessionMessage) -> None:
+        message: dict[str, Any] = item.message
+        if "method" in message:
             await self._runner.forward(self._runner.connection, message)
+
+    def close(self) -> None:
+        return None
 
     async def aclose(self) -> None:
         return None

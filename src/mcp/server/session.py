@@ -31,7 +31,6 @@ from mcp.types.jsonrpc import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
-    INVALID_REQUEST,
     METHOD_NOT_FOUND,
 )
 from mcp.types.version import (
@@ -428,7 +427,11 @@ class ServerSession:
             return self._protocol_version or "", None
         if self.stateless or method == "ping":
             return header or self.default_version or HANDSHAKE_VERSIONS[-1], None
-        raise MCPError(INVALID_REQUEST, "Invalid Request: the session is not initialized; send 'initialize' first")
+        # Before the handshake, as the official SDK answers: a method the server does not serve is
+        # -32601 whatever the state; one it serves is refused with its pinned -32602 shape.
+        if method not in self.server._request_handlers:
+            raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
+        raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
 
     async def _on_request(self, message: dict[str, Any], metadata: Any) -> None:
         request_id = message["id"]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp._protocol.codec import ParseError, decode, encode_bytes
 from mcp._protocol.sse import encode_event
 from mcp.server._host_check import check
@@ -122,7 +123,7 @@ class SseServerTransport:
                 tg.start_soon(watch)
                 tg.start_soon(pump)
                 try:
-                    yield in_recv, out_send
+                    yield WireReceiveStream(in_recv), WireSendStream(out_send)
                 finally:
                     out_send.close()  # what the connection wrote still goes out
                     with anyio.move_on_after(2, shield=True):

@@ -17,6 +17,7 @@ import anyio
 import sniffio
 
 from mcp._engine.fdio import open_reader, open_writer, pollable
+from mcp._engine.seam import WireReceiveStream
 from mcp._engine.stdio_pump import DEFAULT_MAX_QUEUED_OUTPUT, BoundedOutput, pump_in
 from mcp._protocol.framing import DEFAULT_MAX_LINE
 from mcp.shared.message import SessionMessage
@@ -97,7 +98,7 @@ async def _over_process_streams(max_message_size: int, max_queued_output: int) -
             tg.start_soon(pump_in, reader.read, read_send, max_message_size)
             tg.start_soon(write_all)
             try:
-                yield read_recv, write_send
+                yield WireReceiveStream(read_recv), write_send
             finally:
                 await write_send.aclose()
                 with anyio.move_on_after(2, shield=True):
@@ -139,7 +140,7 @@ async def _over_files(stdin: anyio.AsyncFile[str], stdout: anyio.AsyncFile[str],
         tg.start_soon(pump_in, read, read_send, max_message_size)
         tg.start_soon(write_all)
         try:
-            yield read_recv, write_send
+            yield WireReceiveStream(read_recv), write_send
         finally:
             await write_send.aclose()
             with anyio.move_on_after(2, shield=True):

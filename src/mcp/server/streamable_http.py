@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 import anyio
 import sniffio
 
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp._protocol import http as h
 from mcp._protocol import messages as m
 from mcp._protocol.codec import ParseError, decode, encode_bytes
@@ -389,8 +390,8 @@ class StreamableHTTPSessionManager:
         read_send, read_recv = anyio.create_memory_object_stream[Any](0)
         for stream in (write_send, write_recv, read_send, read_recv):
             stream.close()
-        self._closed_read = read_recv
-        self._closed_write = write_send
+        self._closed_read = WireReceiveStream(read_recv)
+        self._closed_write = WireSendStream(write_send)
         shared: Any = getattr(app, "shared_state", None)
         """`MCPServer(state=...)`: the stores shared by every worker (sessions, events, bus)."""
         if shared is not None:
@@ -819,7 +820,7 @@ class StreamableHTTPSessionManager:
         if len(self._sessions) >= self.max_sessions and not self._evict_one():
             return None
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
-        server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=outbox_send, lifespan_context=context,
+        server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=WireSendStream(outbox_send), lifespan_context=context,
                                        drop_when_full=True)
         session = _HttpSession(session_id, server_session, outbox_recv, client)
         self._sessions[session_id] = session

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 from anyio.abc import TaskGroup
 
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp.server.streamable_http import (
     SESSION_ID_PATTERN,
     EventStore,
@@ -201,7 +202,7 @@ class StreamableHTTPServerTransport:
                 self._tg = tg
                 tg.start_soon(_route_standalone, write_recv, outbox_send)
                 try:
-                    yield read_recv, write_send
+                    yield WireReceiveStream(read_recv), WireSendStream(write_send)
                 finally:
                     tg.cancel_scope.cancel()
         finally:
@@ -273,7 +274,7 @@ async def _route_standalone(write_recv: MemoryObjectReceiveStream[SessionMessage
             outbox.send_nowait(item)
         except anyio.WouldBlock:
             logger.warning("dropping %s: no client is reading the session's GET stream",
-                           item.message.get("method") if isinstance(item.message, dict) else "a message")
+                           cast("dict[str, Any]", item.message).get("method") or "a message")
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
     outbox.close()

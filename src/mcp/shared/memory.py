@@ -7,22 +7,23 @@
                 await session.initialize()
             tg.cancel_scope.cancel()
 
-Messages are `SessionMessage`s carrying the JSON-RPC message as a dict; nothing is encoded.
+Messages are `SessionMessage`s of `JSONRPCMessage` models, as in the official SDK; nothing is
+encoded. A session reading or writing these streams exchanges them as dicts (`mcp._engine.seam`).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import anyio
 
+from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp.shared.message import SessionMessage
 
 __all__ = ["MessageStream", "create_client_server_memory_streams"]
 
-MessageStream = tuple[Any, Any]
+MessageStream = tuple[WireReceiveStream, WireSendStream]
 """`(read_stream, write_stream)` of one side."""
 
 
@@ -33,4 +34,5 @@ async def create_client_server_memory_streams() -> AsyncIterator[tuple[MessageSt
     to_client_send, to_client_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
     to_server_send, to_server_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
     async with to_client_send, to_client_recv, to_server_send, to_server_recv:
-        yield (to_client_recv, to_server_send), (to_server_recv, to_client_send)
+        yield ((WireReceiveStream(to_client_recv), WireSendStream(to_server_send)),
+               (WireReceiveStream(to_server_recv), WireSendStream(to_client_send)))

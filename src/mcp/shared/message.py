@@ -1,5 +1,7 @@
-"""`SessionMessage`: what travels on a transport's streams: one JSON-RPC message (a dict) plus
-transport metadata (the HTTP request it came in on, a resumption token, ...).
+"""`SessionMessage`: what travels on a transport's streams: one JSON-RPC message plus transport
+metadata (the HTTP request it came in on, a resumption token, ...). The message is a
+`JSONRPCMessage` model wherever a user reads or writes a stream; our engine and our transports'
+own ends carry it as the dict it is on the wire (see `mcp._engine.seam`).
 
 `ClientMessageMetadata` / `ServerMessageMetadata` are the official SDK's metadata shapes; the
 server helpers read `related_request_id` from the latter (`ServerSession.send_request(...,
@@ -50,5 +52,9 @@ MessageMetadata = ClientMessageMetadata | ServerMessageMetadata | None
 
 @dataclass(slots=True)
 class SessionMessage:
-    message: dict[str, Any]
+    """One message on a transport's stream, with its transport metadata."""
+
+    message: Any
+    """A `JSONRPCMessage` model on a stream's official face, the wire dict on its wire face
+    (typed `Any` as the two meet here)."""
     metadata: Any = None
