@@ -389,7 +389,10 @@ class Peer:
                 read.set_direct_consumer(None)
             self._tg = None
             self._native = None
+            # Both streams end with the connection, as the official dispatcher's `async with`
+            # over them: an unclosed memory stream is a ResourceWarning at garbage collection.
             self._read.close()
+            self._write.close()
             self._close()
             self._in_flight.clear()  # a task cancelled before its first step never unregisters
 
