@@ -395,6 +395,11 @@ class Peer:
         """Fail every pending outgoing request (the transport is gone)."""
         self._close()
 
+    def close_output(self) -> None:
+        """Close the write stream: nothing more will be sent (idempotent). A client session does
+        this when it ends, as the official one does, so the other end sees the end of input."""
+        self._write.close()
+
     def _close(self) -> None:
         self.closed.set()
         for pending in self._pending.values():
