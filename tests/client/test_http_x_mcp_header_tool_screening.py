@@ -177,11 +177,12 @@ async def test_the_handshake_era_lists_tools_whatever_their_x_mcp_header() -> No
     assert not any(name.startswith("mcp-param-") for name in headers)
 
 
-async def test_a_whole_number_float_for_an_integer_parameter_is_mirrored_as_an_integer() -> None:
+async def test_a_whole_number_float_for_an_integer_parameter_is_mirrored_as_python_writes_it() -> None:
+    """As officially (`str(3.0)`); servers compare integer parameters numerically, so `3.0` matches."""
     server = ScriptedServer([tool("sized", {"n": {"type": "integer", "x-mcp-header": "N"}})])
     with anyio.fail_after(10):
         async with server.client() as client:
             await client.list_tools()
             await client.call_tool("sized", {"n": 3.0})
     ((_, headers),) = server.calls()
-    assert headers["mcp-param-n"] == "3"
+    assert headers["mcp-param-n"] == "3.0"

@@ -186,7 +186,7 @@ def test_invalid_uri_template_is_a_value_error() -> None:
 def test_str_gives_back_the_template_and_equal_templates_compare_equal() -> None:
     template = UriTemplate.parse("books://{isbn}")
     assert str(template) == "books://{isbn}"
-    assert repr(template) == "UriTemplate('books://{isbn}')"
+    assert repr(template) == "UriTemplate(template='books://{isbn}')"
     assert template == UriTemplate("books://{isbn}")
     assert template != UriTemplate("books://{id}")
     assert len({template, UriTemplate("books://{isbn}")}) == 1

@@ -389,10 +389,7 @@ class Peer:
                 read.set_direct_consumer(None)
             self._tg = None
             self._native = None
-            # Both streams end with the connection, as the official dispatcher's `async with`
-            # over them: an unclosed memory stream is a ResourceWarning at garbage collection.
             self._read.close()
-            self._write.close()
             self._close()
             self._in_flight.clear()  # a task cancelled before its first step never unregisters
 
@@ -404,6 +401,11 @@ class Peer:
     def close(self) -> None:
         """Fail every pending outgoing request (the transport is gone)."""
         self._close()
+
+    def close_output(self) -> None:
+        """Close the write stream: nothing more will be sent (idempotent). A client session does
+        this when it ends, as the official one does, so the other end sees the end of input."""
+        self._write.close()
 
     def _close(self) -> None:
         self.closed.set()

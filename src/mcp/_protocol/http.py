@@ -6,6 +6,8 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, cast
 
 from mcp.types.jsonrpc import (
@@ -118,12 +120,12 @@ class InvalidHeaderValue(ValueError):
 
 
 def encode_header_value(value: str) -> str:
-    """A header-safe form of `value`: as is when it is plain visible ASCII (spaces inside allowed),
+    """A header-safe form of `value`: as is when it is plain visible ASCII (spaces inside allowed,
+    the empty string included),
     else the `=?base64?...?=` sentinel form (also for values that look like the sentinel), which
     `decode_header_value` undoes."""
     plain = (
-        value != ""
-        and all(" " <= ch <= "~" for ch in value)
+        all(" " <= ch <= "~" for ch in value)
         and value == value.strip()
         and not (value.startswith("=?base64?") and value.endswith("?="))
     )
@@ -133,11 +135,16 @@ def encode_header_value(value: str) -> str:
 
 
 def decode_header_value(value: str) -> str:
-    """Header values may be `=?base64?...?=`-wrapped to carry non-ASCII text."""
+    """Header values may be `=?base64?...?=`-wrapped to carry non-ASCII text. A wrapping that is not
+    canonical base64 of UTF-8 (what `encode_header_value` writes) raises `InvalidHeaderValue`, so a
+    corrupt header never matches a body value by accident."""
     if value.startswith("=?base64?") and value.endswith("?=") and len(value) >= 11:
         payload = value[9:-2]
         try:
-            return base64.b64decode(payload, validate=True).decode("utf-8")
+            raw = base64.b64decode(payload, validate=True)
+            if base64.b64encode(raw).decode("ascii") != payload:
+                raise InvalidHeaderValue("non-canonical base64 header value")
+            return raw.decode("utf-8")
         except (binascii.Error, UnicodeDecodeError, ValueError):
             raise InvalidHeaderValue("invalid base64 header value") from None
     return value
@@ -174,7 +181,9 @@ def invalid_header_declaration(schema: Any) -> str | None:
 
 def _schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str, Any]]]:
     """Every subschema of `root` with its chain of `properties` keys from the root (None once any
-    other applicator is crossed). Iterative, so any finite JSON value is walked to its end."""
+    other applicator is crossed), depth first from the last key (the official order, which decides
+    which of two clashing declarations an error names). Iterative, so any finite JSON value is
+    walked to its end."""
     found: list[tuple[tuple[str, ...] | None, dict[str, Any]]] = []
     stack: list[tuple[tuple[str, ...] | None, Any]] = [((), root)]
     while stack:
@@ -193,5 +202,103 @@ def _schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str,
                 stack.extend((None, sub) for sub in cast("list[Any]", value))
             elif keyword in _SUBSCHEMA_MAPS and isinstance(value, dict):
                 stack.extend((None, sub) for sub in cast("dict[str, Any]", value).values())
-    found.reverse()
     return found
+
+
+ParamHeader = tuple[tuple[str, ...], str, Any]
+"""An `x-mcp-header` declaration: (argument path, header token, the property's declared `type`)."""
+
+
+def param_header_declarations(schema: Any) -> tuple[ParamHeader, ...]:
+    """The `x-mcp-header` declarations of a tool's input schema; none when they are invalid (a
+    conforming client drops such a tool and sends no `Mcp-Param-*` header for it)."""
+    if invalid_header_declaration(schema) is not None:
+        return ()
+    return tuple((path, node[X_MCP_HEADER], node.get("type")) for path, node in _schema_positions(schema)
+                 if path and isinstance(node.get(X_MCP_HEADER), str))
+
+
+def value_at_path(arguments: Any, path: tuple[str, ...]) -> Any:
+    """The argument at a chain of `properties` keys; None when a step is missing or not an object."""
+    node: Any = arguments
+    for key in path:
+        if not isinstance(node, dict | Mapping):
+            return None
+        node = cast("Mapping[str, Any]", node).get(key)
+    return node
+
+
+def render_header_scalar(value: Any) -> str | None:
+    """An argument as the client mirrors it into a header (booleans as `true`/`false`, other
+    scalars by `str`); None for values with no header form (objects, arrays, huge integers)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, str | int | float):
+        return None
+    try:
+        return str(value)
+    except ValueError:  # an int beyond the interpreter's int-to-str digit limit
+        return None
+
+
+_CANONICAL_DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")
+
+
+def _param_value_matches(declared_type: Any, value: Any, rendered: str, decoded: str) -> bool:
+    """Whether a decoded `Mcp-Param-*` value agrees with its argument: integer parameters with an
+    integral value compare numerically (`42` matches `42.0`) for plain decimal headers, exactly
+    and without floats; everything else compares with the client's rendering."""
+    if (declared_type == "integer" and not isinstance(value, bool)
+            and (isinstance(value, int) or (isinstance(value, float) and value.is_integer()))
+            and _CANONICAL_DECIMAL.fullmatch(decoded) is not None):
+        whole, _, fraction = decoded.partition(".")
+        if fraction.strip("0"):
+            return False
+        try:
+            return int(whole) == int(value)
+        except ValueError:
+            return False
+    return decoded == rendered
+
+
+def param_header_mismatch(declarations: tuple[ParamHeader, ...], arguments: Any,
+                          headers: Iterable[tuple[str, str]]) -> str | None:
+    """Why a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments, or None. Each
+    declared argument and its header are present together and equal after decoding, or absent
+    together (null counts as absent); a header sent twice is refused (readers of the first and
+    the last copy would disagree). `headers` are the raw (name, value) pairs."""
+    if not declarations:
+        return None
+    folded: dict[str, str] = {}
+    repeated: set[str] = set()
+    for name, value in headers:
+        key = name.lower()
+        if key in folded:
+            repeated.add(key)
+        folded[key] = value
+    for path, token, declared_type in declarations:
+        header = f"Mcp-Param-{token}"
+        key = header.lower()
+        raw = folded.get(key)
+        value = value_at_path(arguments, path)
+        argument = ".".join(path)
+        if raw is not None and key in repeated:
+            return f"{header} header appears more than once"
+        if value is None:
+            if raw is not None:
+                return f"{header} header is present but the request body's {argument!r} argument is absent"
+            continue
+        rendered = render_header_scalar(value)
+        if rendered is None:
+            if raw is not None:  # a conforming client sends no header for it: one that does cannot match
+                return f"{header} header does not match the request body's {argument!r} argument"
+            continue
+        if raw is None:
+            return f"{header} header is missing but the request body's {argument!r} argument is present"
+        try:
+            decoded = decode_header_value(raw)
+        except InvalidHeaderValue:
+            return f"{header} header carries a malformed base64 sentinel value"
+        if not _param_value_matches(declared_type, value, rendered, decoded):
+            return f"{header} header does not match the request body's {argument!r} argument"
+    return None

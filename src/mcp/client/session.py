@@ -236,7 +236,11 @@ class ClientSession:
         if task_group is None:
             return None
         task_group.cancel_scope.cancel()
-        return await task_group.__aexit__(exc_type, exc, tb)
+        try:
+            return await task_group.__aexit__(exc_type, exc, tb)
+        finally:
+            if isinstance(self.peer, Peer):
+                self.peer.close_output()
 
     # -- extensions ---------------------------------------------------------------------------
 

@@ -23,6 +23,11 @@ from mcp._engine.fdio import read_in_chunks
 from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp._engine.stdio_pump import pump_in, pump_out
 from mcp._protocol.framing import DEFAULT_MAX_LINE
+from mcp.os.win32.utilities import ServerProcess as ServerProcess
+from mcp.os.win32.utilities import close_process_job as close_process_job
+from mcp.os.win32.utilities import create_windows_process as create_windows_process
+from mcp.os.win32.utilities import get_windows_executable_command as get_windows_executable_command
+from mcp.os.win32.utilities import terminate_windows_process_tree as terminate_windows_process_tree
 from mcp.shared.message import SessionMessage
 
 DEFAULT_INHERITED_ENV_VARS = (
@@ -88,6 +93,7 @@ async def stdio_client(
     process = await anyio.open_process(
         [server.command, *server.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
         env=env, cwd=server.cwd, start_new_session=sys.platform != "win32",
+        creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),  # Windows: no console window per server
     )
     assert process.stdin is not None and process.stdout is not None
     _read_stdout_in_chunks(process)

@@ -48,6 +48,7 @@ from mcp._protocol.http import encode_header_value as encode_header_value
 from mcp._protocol.sse import SSEParser
 from mcp.client._http_library import HTTPErrors, errors_of
 from mcp.client.header_params import header_params, invalid_header_declaration
+from mcp.shared.inbound import mcp_param_headers
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
@@ -251,26 +252,12 @@ class StreamableHTTPTransport:
 
     def _param_headers(self, params: dict[str, Any]) -> dict[str, str]:
         """2026-07-28: the `Mcp-Param-*` headers mirroring the arguments a tool marks with
-        `x-mcp-header` (absent and null values send no header)."""
+        `x-mcp-header` (absent and null values send no header; see `mcp_param_headers`)."""
         pairs = self._tool_headers.get(str(params.get("name")))
         if not pairs:
             return {}
-        headers: dict[str, str] = {}
-        for path, header in pairs:
-            value: Any = params.get("arguments")
-            for key in path:
-                container = _obj(value)
-                value = container.get(key) if container is not None else None
-            if isinstance(value, bool):
-                text = "true" if value else "false"
-            elif isinstance(value, int | str):
-                text = str(value)
-            elif isinstance(value, float) and value.is_integer():
-                text = str(int(value))  # an integer parameter given as 3.0
-            else:
-                continue
-            headers[f"Mcp-Param-{header}"] = encode_header_value(text)
-        return headers
+        arguments = _obj(params.get("arguments"))
+        return mcp_param_headers(dict(pairs), arguments) if arguments is not None else {}
 
     def _learn_tools(self, result: Any, complete: bool) -> Any:
         """Learn the `x-mcp-header` parameters of the tools in a `tools/list` result (a `complete`

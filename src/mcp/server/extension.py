@@ -24,20 +24,28 @@ def spec_methods() -> frozenset[str]:
     return frozenset(METHODS)
 
 
-@dataclass
+@dataclass(frozen=True)
 class ToolBinding:
+    """A tool an extension contributes, with the `_meta` to stamp on it and `add_tool` keywords."""
+
     fn: Callable[..., Any]
     meta: dict[str, Any] | None = None
     kwargs: dict[str, Any] = field(default_factory=dict[str, Any])
 
 
-@dataclass
+@dataclass(frozen=True)
 class ResourceBinding:
+    """A pre-built resource an extension contributes."""
+
     resource: Any
 
 
-@dataclass
+@dataclass(frozen=True)
 class MethodBinding:
+    """A vendor request method an extension serves: `params_type` validates params before `handler`
+    runs; `protocol_versions` (None: every version) restricts it to those wire versions. Bindings
+    are immutable and hashed by value, as officially."""
+
     method: str
     params_type: Any
     handler: Callable[..., Awaitable[Any]]

@@ -22,7 +22,6 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from mcp.shared.exceptions import MCPError
@@ -183,31 +182,44 @@ def authenticated_principal(ctx: Any) -> str | None:
     return "|".join("" if p is None else str(p) for p in parts)
 
 
-@dataclass
 class RequestStateSecurity:
     """How `requestState` is sealed: shared `keys` (bytes, or str taken as UTF-8; at least 32 bytes
     each; `keys[0]` seals, every key unseals) or your own `codec`, a `ttl` per round, principal
-    binding (None: none), and the audience claim (default: server name)."""
+    binding (None: none), and the audience claim (default: server name). A plain object compared
+    and hashed by identity, as officially."""
 
-    keys: Sequence[bytes | bytearray | str] | None = None
-    codec: RequestStateCodec | None = None
-    ttl: float = 600.0
-    bind_principal: Callable[[Any], str | None] | None = authenticated_principal
-    audience: str | None = None
-    _ephemeral: bool = field(default=False, repr=False)
+    codec: RequestStateCodec
+    ttl: float
+    bind_principal: Callable[[Any], str | None] | None
+    audience: str | None
 
-    def __post_init__(self) -> None:
-        if (self.keys is None) == (self.codec is None):
+    def __init__(
+        self,
+        *,
+        keys: Sequence[bytes | bytearray | str] | None = None,
+        codec: RequestStateCodec | None = None,
+        ttl: float = 600.0,
+        bind_principal: Callable[[Any], str | None] | None = authenticated_principal,
+        audience: str | None = None,
+    ) -> None:
+        if (keys is None) == (codec is None):
             raise ValueError("RequestStateSecurity takes exactly one of keys= or codec=")
-        if not (math.isfinite(self.ttl) and self.ttl > 0):
-            raise ValueError(f"request-state ttl must be a positive finite number, got {self.ttl!r}")
-        if self.keys is not None:
-            self.codec = HMACRequestStateCodec(list(self.keys))
+        if not (math.isfinite(ttl) and ttl > 0):
+            raise ValueError(f"request-state ttl must be a positive finite number, got {ttl!r}")
+        self.keys = keys
+        """The key ring as given (None with a custom codec): replicas compare its first key."""
+        self.codec = HMACRequestStateCodec(list(keys)) if keys is not None else cast("RequestStateCodec", codec)
+        self.ttl = ttl
+        self.bind_principal = bind_principal
+        self.audience = audience
+        self._ephemeral = False
 
     @classmethod
     def ephemeral(cls, *, ttl: float = 600.0, audience: str | None = None) -> RequestStateSecurity:
         """A per-process random key: right for one process, useless across instances or restarts."""
-        return cls(keys=[os.urandom(32)], ttl=ttl, audience=audience, _ephemeral=True)
+        security = cls(keys=[os.urandom(32)], ttl=ttl, audience=audience)
+        security._ephemeral = True
+        return security
 
 
 def _invalid(method: str, reason: str) -> MCPError:
@@ -251,7 +263,6 @@ class RequestStateBoundary:
         if not isinstance(token, str):
             raise _invalid(method, "non-string requestState")
         codec = self.security.codec
-        assert codec is not None
         try:
             payload = json.loads(codec.unseal(token))
         except InvalidRequestState as exc:
@@ -281,7 +292,6 @@ class RequestStateBoundary:
             "p": _principal(self.security, ctx), "s": user_state, "r": framework_state,
         }
         codec = self.security.codec
-        assert codec is not None
         return codec.seal(json.dumps(payload, separators=(",", ":")).encode())
 
     async def __call__(self, ctx: Any, call_next: Any) -> Any:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 from urllib.parse import quote, unquote
 
@@ -108,17 +108,18 @@ class _Expression:
         return "{" + self.operator + ",".join(v.name + ("*" if v.explode else "") for v in self.variables) + "}"
 
 
+@dataclass(frozen=True, init=False, slots=True)
 class UriTemplate:
-    """A parsed RFC 6570 URI template: `expand(values)` builds a URI, `match(uri)` takes one apart."""
+    """A parsed RFC 6570 URI template: `expand(values)` builds a URI, `match(uri)` takes one apart.
+    Immutable (a frozen dataclass, as officially); equal and hashed by the template string alone."""
 
-    __slots__ = (
-        "_matcher",
-        "_parts",
-        "_query_names",
-        "_template",
-        "_variable_names",
-        "_variables",
-    )
+    template: str
+    """The template string as written."""
+    _parts: list[str | _Expression] = field(repr=False, compare=False)
+    _variables: tuple[Variable, ...] = field(repr=False, compare=False)
+    _variable_names: tuple[str, ...] = field(repr=False, compare=False)
+    _query_names: frozenset[str] = field(repr=False, compare=False)
+    _matcher: Matcher = field(repr=False, compare=False)
 
     def __init__(
         self,
@@ -133,11 +134,16 @@ class UriTemplate:
             )
         if len(template) > max_length:
             raise InvalidUriTemplate(f"Template exceeds maximum length of {max_length}", template=template)
-        self._template = template
-        self._parts = _parse(template, max_variables)
-        self._variables = tuple(v for part in self._parts if isinstance(part, _Expression) for v in part.variables)
-        self._variable_names = tuple(v.name for v in self._variables)
-        self._compile()
+        parts = _parse(template, max_variables)
+        variables = tuple(v for part in parts if isinstance(part, _Expression) for v in part.variables)
+        query_names, matcher = _compile(parts)
+        init = object.__setattr__  # frozen: set once, here
+        init(self, "template", template)
+        init(self, "_parts", parts)
+        init(self, "_variables", variables)
+        init(self, "_variable_names", tuple(v.name for v in variables))
+        init(self, "_query_names", query_names)
+        init(self, "_matcher", matcher)
 
     @classmethod
     def parse(
@@ -154,13 +160,9 @@ class UriTemplate:
 
     @staticmethod
     def is_template(value: str) -> bool:
-        """Whether `value` contains a `{...}` expression (no validation)."""
-        return "{" in value
-
-    @property
-    def template(self) -> str:
-        """The template string as written."""
-        return self._template
+        """Whether `value` has a `{` with a `}` somewhere after it (no validation)."""
+        opening = value.find("{")
+        return opening != -1 and value.find("}", opening) != -1
 
     @property
     def variables(self) -> list[Variable]:
@@ -179,16 +181,7 @@ class UriTemplate:
         return self._query_names
 
     def __str__(self) -> str:
-        return self._template
-
-    def __repr__(self) -> str:
-        return f"UriTemplate({self._template!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, UriTemplate) and other._template == self._template
-
-    def __hash__(self) -> int:
-        return hash((UriTemplate, self._template))
+        return self.template
 
     # -- expansion ---------------------------------------------------------------------------
 
@@ -250,34 +243,35 @@ class UriTemplate:
                     result[key] = unquote(value) if eq else ""
         return result
 
-    def _compile(self) -> None:
-        parts = self._parts
-        # The trailing run of query expressions (no literal between them) is matched leniently.
-        tail: list[_Expression] = []
-        for part in reversed(parts):
-            if not (isinstance(part, _Expression) and part.operator in _QUERY_OPS):
-                break
-            tail.insert(0, part)
-        head = parts[: len(parts) - len(tail)]
-        self._query_names: frozenset[str] = frozenset(v.name for e in tail for v in e.variables)
 
-        steps: list[Step] = []
-        in_query = False
-        for i, part in enumerate(head):
-            if isinstance(part, str):
-                _add_literal(steps, part)
-                in_query = in_query or "?" in part
-                continue
-            rest = head[i + 1 :]
-            later_query = bool(tail) or any(
-                (isinstance(p, str) and "?" in p) or (isinstance(p, _Expression) and p.operator in _QUERY_OPS) for p in rest
-            )
-            later_fragment = any(
-                (isinstance(p, str) and "#" in p) or (isinstance(p, _Expression) and p.operator == "#") for p in rest
-            )
-            _add_expression(steps, part, in_query, later_query, later_fragment)
-            in_query = in_query or part.operator in _QUERY_OPS
-        self._matcher = Matcher(tuple(steps), ("&" if in_query else "?") if tail else "")
+def _compile(parts: list[str | _Expression]) -> tuple[frozenset[str], Matcher]:
+    """The names of the trailing query run, and the matcher for everything before it."""
+    # The trailing run of query expressions (no literal between them) is matched leniently.
+    tail: list[_Expression] = []
+    for part in reversed(parts):
+        if not (isinstance(part, _Expression) and part.operator in _QUERY_OPS):
+            break
+        tail.insert(0, part)
+    head = parts[: len(parts) - len(tail)]
+    query_names = frozenset(v.name for e in tail for v in e.variables)
+
+    steps: list[Step] = []
+    in_query = False
+    for i, part in enumerate(head):
+        if isinstance(part, str):
+            _add_literal(steps, part)
+            in_query = in_query or "?" in part
+            continue
+        rest = head[i + 1 :]
+        later_query = bool(tail) or any(
+            (isinstance(p, str) and "?" in p) or (isinstance(p, _Expression) and p.operator in _QUERY_OPS) for p in rest
+        )
+        later_fragment = any(
+            (isinstance(p, str) and "#" in p) or (isinstance(p, _Expression) and p.operator == "#") for p in rest
+        )
+        _add_expression(steps, part, in_query, later_query, later_fragment)
+        in_query = in_query or part.operator in _QUERY_OPS
+    return query_names, Matcher(tuple(steps), ("&" if in_query else "?") if tail else "")
 
 
 # -- parsing -----------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ def test_a_header_on_any_other_parameter_type_fails_registration(annotation: Any
     ({"a": {"type": "string", "x-mcp-header": "Bad Name"}}, "property 'a': x-mcp-header 'Bad Name' is not an RFC 9110 token"),
     ({"a": {"type": "string", "x-mcp-header": 7}}, "property 'a': x-mcp-header must be a string, not int"),
     ({"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "integer", "x-mcp-header": "a"}},
-     "x-mcp-header 'a' on property 'b' duplicates property 'a'"),
+     "x-mcp-header 'A' on property 'a' duplicates property 'b'"),  # the official walk order
     ({"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}},
      "x-mcp-header found at a schema position not reachable via a pure `properties` chain"),
 ])

@@ -22,6 +22,7 @@ from mcp.types import (
     InputRequiredResult,
     ListRootsResult,
     Root,
+    SamplingMessage,
     TextContent,
 )
 
@@ -187,7 +188,7 @@ async def test_a_tool_needing_two_rounds_and_every_question_kind() -> None:
         return Elicit("Name?", Confirm)
 
     def ask_model(confirmed: Annotated[Confirm, Resolve(ask_name)]) -> Any:
-        return Sample(messages=[{"role": "user", "content": {"type": "text", "text": "hi"}}], max_tokens=5)
+        return Sample(messages=[SamplingMessage(role="user", content=TextContent(type="text", text="hi"))], max_tokens=5)
 
     def roots() -> Any:
         return ListRoots()

@@ -240,10 +240,10 @@ class OAuthContext:
 class OAuthClientProvider(EitherLibraryAuth):
     """OAuth 2.1 authorization for MCP over HTTP, as an `httpx.Auth` (see the module docstring)."""
 
-    requires_response_body = False
-    """httpx would otherwise read every response to the end before handing it back, and the SSE
-    streams of Streamable HTTP stay open: a streamed answer would wait for its stream to close.
-    The flow reads the bodies it needs (401/403 challenges, metadata, tokens) itself."""
+    requires_response_body = True
+    """The official value. httpx reads it only in the base `Auth` flows, which this class
+    overrides (`async_auth_flow`, `sync_auth_flow`), so responses are never read up front: SSE
+    streams stay streams, and the flow reads the bodies it needs (challenges, metadata, tokens)."""
 
     def __init__(
         self,

@@ -68,23 +68,25 @@ Planner = Callable[[Any], "Callable[[], Any] | None"]
 served without the event loop (see `ServerSession.plan_offload`), else None."""
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class HandlerEntry(Generic[LifespanT]):
     """A registered handler and the params type its params are validated into (None: passed raw);
-    `planner`, when set, lets the session serve the request off the event loop."""
+    `planner`, when set, lets the session serve the request off the event loop. Immutable and
+    hashed by value, as officially: to change one, register a new entry."""
 
     params_type: Any
     handler: Handler
     planner: Planner | None = None
 
 
-@dataclass
 class NotificationOptions:
-    """Which list-changed notifications the server sends (advertised as `listChanged`)."""
+    """Which list-changed notifications the server sends (advertised as `listChanged`); a plain
+    object compared and hashed by identity, as officially."""
 
-    prompts_changed: bool = False
-    resources_changed: bool = False
-    tools_changed: bool = False
+    def __init__(self, prompts_changed: bool = False, resources_changed: bool = False, tools_changed: bool = False) -> None:
+        self.prompts_changed = prompts_changed
+        self.resources_changed = resources_changed
+        self.tools_changed = tools_changed
 
 
 def __getattr__(name: str) -> Any:

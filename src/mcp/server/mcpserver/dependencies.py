@@ -20,11 +20,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, cast, get_args, get_o
 from typing_extensions import TypeVar
 
 from mcp._engine.workers import run_sync
+from mcp.server.validation import validate_tool_use_result_messages, wants_sampling_tools
 from mcp.shared.exceptions import InvalidSignature, MCPError
 from mcp.types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
+    from mcp.types import ModelPreferences, SamplingMessage, Tool, ToolChoice
     from mcp.types._sampling import IncludeContext
 
 T = TypeVar("T", default=Any)
@@ -42,31 +44,44 @@ class Resolve:
         return f"Resolve({getattr(self.fn, '__name__', self.fn)!r})"
 
 
-@dataclass
 class Elicit(Generic[T]):
-    """A question for the user: a form described by a flat model."""
+    """A question for the user: a form described by a flat model (compared and hashed by identity,
+    as officially, so a marker can key a dict)."""
 
-    message: str
-    schema: type[T]
+    def __init__(self, message: str, schema: type[T]) -> None:
+        self.message = message
+        self.schema = schema
 
 
-@dataclass
 class Sample:
-    """A question for the client's model (`sampling/createMessage`)."""
+    """A question for the client's model (`sampling/createMessage`): `params` is the request's
+    `CreateMessageRequestParams`. Tool results in `messages` must answer the tool uses of the
+    message before them (`ValueError` otherwise, at construction)."""
 
-    messages: list[Any]
-    max_tokens: int
-    system_prompt: str | None = None
-    include_context: str | None = None
-    temperature: float | None = None
-    stop_sequences: list[str] | None = None
-    metadata: dict[str, Any] | None = None
-    model_preferences: Any = None
-    tools: list[Any] | None = None
-    tool_choice: Any = None
+    def __init__(
+        self,
+        messages: list[SamplingMessage],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        include_context: IncludeContext | None = None,
+        temperature: float | None = None,
+        stop_sequences: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        model_preferences: ModelPreferences | None = None,
+        tools: list[Tool] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> None:
+        from mcp.types import CreateMessageRequestParams
+
+        validate_tool_use_result_messages(messages)
+        self.params = CreateMessageRequestParams(
+            messages=messages, max_tokens=max_tokens, system_prompt=system_prompt, include_context=include_context,
+            temperature=temperature, stop_sequences=stop_sequences, metadata=metadata,
+            model_preferences=model_preferences, tools=tools, tool_choice=tool_choice,
+        )
 
 
-@dataclass
 class ListRoots:
     """A question for the client: its current roots (`roots/list`)."""
 
@@ -211,7 +226,7 @@ class Asker:
             required = {"elicitation": {"form": {}}}
         elif isinstance(question, Sample):
             sampling = declared.get("sampling")
-            wants_tools = bool(question.tools or question.tool_choice)
+            wants_tools = wants_sampling_tools(question.params.tools, question.params.tool_choice)
             if sampling is not None and (not wants_tools or "tools" in sampling):
                 return
             name = "sampling.tools" if wants_tools else "sampling"
@@ -250,15 +265,7 @@ class Asker:
             return "elicitation/create", {"mode": "form", "message": question.message,
                                           "requestedSchema": form_schema(question.schema)}
         if isinstance(question, Sample):
-            from mcp.types import CreateMessageRequestParams
-
-            params = CreateMessageRequestParams(
-                messages=question.messages, max_tokens=question.max_tokens, system_prompt=question.system_prompt,
-                include_context=cast("IncludeContext | None", question.include_context), temperature=question.temperature,
-                stop_sequences=question.stop_sequences, metadata=question.metadata,
-                model_preferences=question.model_preferences, tools=question.tools, tool_choice=question.tool_choice,
-            )
-            return "sampling/createMessage", params.to_wire()
+            return "sampling/createMessage", question.params.to_wire()
         return "roots/list", {}
 
 
@@ -342,7 +349,8 @@ def _convert(param: str, question: Any, answer: Any, annotation: Any) -> Any:
                 raise ResolverDeclined(f"Resolver for parameter '{param}' could not resolve: elicitation was {result.action}")
             return result.data
         if isinstance(question, Sample):
-            model = CreateMessageResultWithTools if question.tools or question.tool_choice else CreateMessageResult
+            tools_mode = wants_sampling_tools(question.params.tools, question.params.tool_choice)
+            model = CreateMessageResultWithTools if tools_mode else CreateMessageResult
             result = model.model_validate(answer)
         else:
             result = ListRootsResult.model_validate(answer)

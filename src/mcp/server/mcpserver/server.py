@@ -3,6 +3,7 @@ lifecycle and dispatch belong to the low-level `Server` it is built on."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import sys
@@ -193,10 +194,10 @@ class MCPServer(Generic[LifespanT]):
                                                                         bind(handlers.plan_call_tool, self))
         table = self._lowlevel_server._request_handlers
         for method in _OPTIONAL_PARAMS:  # our own list handlers read a missing params as None: no model built
-            table[method].params_type = _LazyParams(table[method].params_type.name, True)
-        table["resources/read"].planner = bind(handlers.plan_read_resource, self)
+            table[method] = dataclasses.replace(table[method], params_type=_LazyParams(table[method].params_type.name, True))
+        table["resources/read"] = dataclasses.replace(table["resources/read"], planner=bind(handlers.plan_read_resource, self))
         if type(self).get_prompt is MCPServer.get_prompt:  # an override must see every prompts/get
-            table["prompts/get"].planner = bind(handlers.plan_get_prompt, self)
+            table["prompts/get"] = dataclasses.replace(table["prompts/get"], planner=bind(handlers.plan_get_prompt, self))
         self._lowlevel_server._capability_hook = self._capabilities
         self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
         self._lowlevel_server.shared_state = state

@@ -41,8 +41,8 @@ see `IdentityAssertionOAuthProvider.audience`), `resource` the MCP server's cano
 class IdentityAssertionOAuthProvider(EitherLibraryAuth):
     """The `jwt-bearer` grant with an ID-JAG, as an `httpx.Auth`."""
 
-    requires_response_body = False
-    """Not read up front: see `OAuthClientProvider.requires_response_body` (SSE streams stay open)."""
+    requires_response_body = True
+    """The official value, unused by httpx here: see `OAuthClientProvider.requires_response_body`."""
 
     def __init__(
         self,

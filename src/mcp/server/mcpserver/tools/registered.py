@@ -7,11 +7,10 @@ whether to hop to a worker thread. `call` is the tools/call hot path.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, cast, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
 from mcp._engine.workers import run_sync
 from mcp.server.mcpserver.dependencies import NeedInput
@@ -26,6 +25,7 @@ from mcp.shared.exceptions import (
 )
 
 if TYPE_CHECKING:
+    from mcp._protocol.http import ParamHeader
     from mcp.types import CallToolResult, Tool
 
 logger = logging.getLogger("mcp.server.tools")
@@ -81,7 +81,8 @@ class RegisteredTool:
             reason = invalid_header_declaration(self.parameters)
             if reason is not None:
                 raise InvalidSignature(f"Tool {self.name!r} has an invalid x-mcp-header annotation: {reason}")
-        self._header_params: list[tuple[str, str]] | None = None
+        self._header_params: tuple[ParamHeader, ...] | None = None
+        """This tool's `x-mcp-header` declarations, read from its schema on the first 2026-07-28 call."""
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -104,32 +105,18 @@ class RegisteredTool:
 
     def header_mismatch(self, arguments: dict[str, Any], headers: dict[str, str]) -> str | None:
         """2026-07-28: arguments whose schema carries `x-mcp-header` must be mirrored, exactly, in an
-        `Mcp-Param-<Name>` header (values may be `=?base64?...?=`-wrapped). Returns a reason or None."""
-        pairs = self._header_params
-        if pairs is None:
-            properties = self.parameters.get("properties", {})
-            pairs = self._header_params = [
-                (name, str(cast("dict[str, Any]", prop)["x-mcp-header"])) for name, prop in properties.items()
-                if isinstance(prop, dict) and isinstance(prop.get("x-mcp-header"), str)  # pyright: ignore
-            ]
-        if not pairs:
-            return None
-        from mcp._protocol.http import InvalidHeaderValue, decode_header_value
+        `Mcp-Param-<Name>` header (values may be `=?base64?...?=`-wrapped), and a header must not
+        come without its argument. Returns the reason (the official wording) or None."""
+        from mcp._protocol.http import param_header_declarations, param_header_mismatch
 
-        for param, header in pairs:
-            sent = headers.get(f"mcp-param-{header.lower()}")
-            value = arguments.get(param)
-            if sent is None:
-                if value is not None:
-                    return f"missing Mcp-Param-{header} header for argument {param!r}"
-                continue
-            try:
-                decoded = decode_header_value(sent.strip())
-            except InvalidHeaderValue:
-                return f"Mcp-Param-{header} is not valid base64"
-            if value is None or decoded != (value if isinstance(value, str) else json.dumps(value)):
-                return f"Mcp-Param-{header} does not match argument {param!r}"
-        return None
+        declarations = self._header_params
+        if declarations is None:
+            declarations = self._header_params = param_header_declarations(self.parameters)
+        if not declarations:
+            return None
+        # HTTP servers hand over field values without surrounding whitespace (RFC 9110 §5.5); an
+        # ASGI app called directly may not, so trim as they would.
+        return param_header_mismatch(declarations, arguments, ((k, v.strip()) for k, v in headers.items()))
 
     @property
     def plain_sync(self) -> bool:
