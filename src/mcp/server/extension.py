@@ -7,6 +7,7 @@ holds the server, cannot replace a spec method, and two extensions cannot bind t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,9 +134,10 @@ def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
         if type(extension).intercept_tool_call is not Extension.intercept_tool_call:
             interceptors.append(extension)
     if interceptors:
-        entry = lowlevel._request_handlers["tools/call"]
-        entry.handler = _intercepted(interceptors, entry.handler)
-        entry.planner = None  # every call must pass the interceptors, on the event loop
+        table = lowlevel._request_handlers
+        entry = table["tools/call"]
+        # every call must pass the interceptors, on the event loop: no planner
+        table["tools/call"] = dataclasses.replace(entry, handler=_intercepted(interceptors, entry.handler), planner=None)
 
 
 def _intercepted(extensions: list[Extension], handler: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:

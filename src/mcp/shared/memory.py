@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 
@@ -23,7 +24,7 @@ from mcp.shared.message import SessionMessage
 
 __all__ = ["MessageStream", "create_client_server_memory_streams"]
 
-MessageStream = tuple[WireReceiveStream, WireSendStream]
+MessageStream = tuple[Any, Any]
 """`(read_stream, write_stream)` of one side."""
 
 
