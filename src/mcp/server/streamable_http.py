@@ -776,7 +776,8 @@ class StreamableHTTPSessionManager:
 
         try:
             async with _DisconnectWatch(receive, disconnected):
-                if resumable:
+                if resumable and new_session is None:
+                    # (an initialize's stream starts with its answer: a failed one names no session)
                     await channel.open_stream()
                 await session.peer.handle(message, metadata)
                 if new_session is not None and (session._protocol_version is None or new_session.id not in self._sessions):

@@ -14,6 +14,7 @@ from httpkit import (
     build_server,
     connect,
     legacy_headers,
+    messages_of,
     modern_headers,
     modern_tool_call,
     open_session,
@@ -66,7 +67,7 @@ async def test_a_body_declared_larger_than_the_limit_is_refused_with_413_without
                 assert streamed.pulled == 0
             ok = await client.post("/mcp", json=tool_call(2, "echo", {"text": "still here"}),
                                    headers=legacy_headers(session_id))
-            assert text_of(ok.json()) == "still here"
+            assert text_of(messages_of(ok)[-1]) == "still here"
 
 
 async def test_a_streamed_body_without_content_length_is_cut_off_at_the_limit(wire: str) -> None:
@@ -81,7 +82,7 @@ async def test_a_streamed_body_without_content_length_is_cut_off_at_the_limit(wi
             if wire != "uvicorn":
                 assert streamed.pulled <= LIMIT // 256 + 2  # stopped reading as soon as it knew
             ok = await client.post("/mcp", json=tool_call(2, "echo", {"text": "fine"}), headers=legacy_headers(session_id))
-            assert text_of(ok.json()) == "fine"
+            assert text_of(messages_of(ok)[-1]) == "fine"
 
 
 async def test_a_body_at_the_limit_is_accepted(wire: str) -> None:
@@ -95,7 +96,7 @@ async def test_a_body_at_the_limit_is_accepted(wire: str) -> None:
             session_id = await open_session(client)
             response = await client.post("/mcp", content=body, headers=legacy_headers(session_id))
             assert response.status_code == 200
-            assert text_of(response.json()) == "y" * padding
+            assert text_of(messages_of(response)[-1]) == "y" * padding
 
 
 async def test_the_limit_applies_to_the_2026_wire_too(wire: str) -> None:
@@ -121,7 +122,7 @@ async def test_a_wrong_content_type_is_415_and_charset_parameters_are_fine(wire:
             response = await client.post("/mcp", content=body, headers={
                 **legacy_headers(session_id), "content-type": "Application/JSON; charset=utf-8"})
             assert response.status_code == 200
-            assert text_of(response.json()) == "t"
+            assert text_of(messages_of(response)[-1]) == "t"
 
 
 async def test_an_accept_header_without_json_or_sse_is_406(wire: str) -> None:
@@ -187,7 +188,7 @@ async def test_refused_requests_leave_every_session_working(wire: str) -> None:
             for n, session_id in enumerate((first, second)):
                 ok = await client.post("/mcp", json=tool_call(n, "echo", {"text": session_id}),
                                        headers=legacy_headers(session_id))
-                assert text_of(ok.json()) == session_id
+                assert text_of(messages_of(ok)[-1]) == session_id
             assert mcp.session_manager.session_count == 2
 
 
@@ -227,7 +228,7 @@ async def test_a_client_gone_before_its_body_arrived_is_not_answered_and_breaks_
             scope = raw_scope("/mcp", headers=[(b"mcp-session-id", session_id.encode())])
             assert await drive_half_sent_body(app, scope) == []
             ok = await client.post("/mcp", json=tool_call(2, "echo", {"text": "still"}), headers=legacy_headers(session_id))
-            assert text_of(ok.json()) == "still"
+            assert text_of(messages_of(ok)[-1]) == "still"
 
         legacy = build_server().sse_app()
         async with asgi_client(legacy, lifespan=True) as client, \
