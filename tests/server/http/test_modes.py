@@ -46,13 +46,15 @@ def assert_json(response: httpx.Response) -> None:
 # -- stateful, SSE allowed (the default) ---------------------------------------------------------------
 
 
-async def test_a_stateful_server_opens_a_session_with_a_visible_ascii_id_and_answers_plain_calls_as_json(wire: str) -> None:
+async def test_a_stateful_server_opens_a_session_with_a_visible_ascii_id_and_answers_every_call_as_sse(wire: str) -> None:
+    """As officially (json_response=False): even a lone answer goes out as an SSE stream, which
+    names the session."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
             response = await client.post("/mcp", json=initialize(), headers=legacy_headers(version=None))
             assert response.status_code == 200
-            assert_json(response)
+            assert_sse_headers(response)
             session_id = response.headers["mcp-session-id"]
             assert VISIBLE_ASCII.match(session_id)
             result = messages_of(response)[-1]["result"]
@@ -66,9 +68,9 @@ async def test_a_stateful_server_opens_a_session_with_a_visible_ascii_id_and_ans
 
             call = await client.post("/mcp", json=tool_call(2, "echo", {"text": "hi"}), headers=legacy_headers(session_id))
             assert call.status_code == 200
-            assert_json(call)
-            assert "mcp-session-id" not in call.headers
-            assert call.json()["id"] == 2
+            assert_sse_headers(call)
+            assert call.headers["mcp-session-id"] == session_id
+            assert messages_of(call)[-1]["id"] == 2
             assert text_of(messages_of(call)[-1]) == "hi"
             assert "resultType" not in messages_of(call)[-1]["result"]  # not part of 2025-11-25
 
@@ -222,7 +224,8 @@ async def test_concurrent_stateless_requests_with_the_same_id_are_all_answered(w
 # -- the standalone GET stream -------------------------------------------------------------------------
 
 
-async def test_a_notification_sent_while_a_call_runs_goes_on_that_calls_sse_response(wire: str) -> None:
+async def test_a_notification_related_to_no_request_stays_off_the_calls_sse_response(wire: str) -> None:
+    """As officially: a list-changed notification names no request, so it is for the GET stream."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
@@ -230,8 +233,8 @@ async def test_a_notification_sent_while_a_call_runs_goes_on_that_calls_sse_resp
             response = await client.post("/mcp", json=tool_call(2, "notify"), headers=legacy_headers(session_id))
             assert_sse_headers(response)
             messages = messages_of(response)
-            assert messages[0] == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            assert text_of(messages[1]) == "notified"
+            assert len(messages) == 1
+            assert text_of(messages[0]) == "notified"
 
 
 async def test_the_get_stream_delivers_notifications_that_cannot_go_on_the_post(wire: str) -> None:
@@ -242,7 +245,7 @@ async def test_the_get_stream_delivers_notifications_that_cannot_go_on_the_post(
             async with client.stream("GET", "/mcp", headers=legacy_headers(session_id, accept="text/event-stream")) as get, SSEStream(get) as stream:
                 assert get.status_code == 200
                 assert_sse_headers(get)
-                assert "mcp-session-id" not in get.headers
+                assert get.headers["mcp-session-id"] == session_id
                 response = await client.post("/mcp", json=tool_call(2, "notify"), headers=legacy_headers(session_id))
                 assert messages_of(response)[-1]["result"]["content"][0]["text"] == "notified"
                 assert_json(response)
@@ -340,13 +343,16 @@ async def test_an_unknown_session_is_404_and_a_missing_session_id_is_400(wire: s
 
             response = await client.post("/mcp", json=call, headers=missing)
             assert response.status_code == 400
-            assert response.json()["error"]["code"] == -32600
-            assert response.json()["id"] == 5
+            assert response.json() == {"jsonrpc": "2.0", "id": None,  # as officially
+                                       "error": {"code": -32600, "message": "Bad Request: Missing session ID"}}
             assert (await client.get("/mcp", headers={**missing, "accept": "text/event-stream"})).status_code == 400
             assert (await client.delete("/mcp", headers=missing)).status_code == 400
 
 
-async def test_a_wrong_protocol_version_header_is_400_on_post_get_and_delete(wire: str) -> None:
+async def test_an_unknown_protocol_version_header_is_the_2026_entrys_to_refuse(wire: str) -> None:
+    """As officially: only handshake-era versions (or none) reach the session transport; a request
+    under any other version without the 2026-07-28 envelope fails its first rung (-32602), and
+    that entry serves POST only."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
@@ -354,14 +360,11 @@ async def test_a_wrong_protocol_version_header_is_400_on_post_get_and_delete(wir
             headers = legacy_headers(session_id, version="1999-01-01")
             response = await client.post("/mcp", json=tool_call(6, "echo", {"text": "x"}), headers=headers)
             assert response.status_code == 400
-            error = response.json()["error"]
             assert response.json()["id"] == 6
-            assert error["code"] == -32022
-            assert error["data"]["requested"] == "1999-01-01"
-            assert LEGACY in error["data"]["supported"]
+            assert response.json()["error"]["code"] == -32602
             get = await client.get("/mcp", headers={**headers, "accept": "text/event-stream"})
-            assert get.status_code == 400
-            assert (await client.delete("/mcp", headers=headers)).status_code == 400
+            assert get.status_code == 405
+            assert (await client.delete("/mcp", headers=headers)).status_code == 405
             # the session is still there
             ok = await client.post("/mcp", json=tool_call(7, "echo", {"text": "ok"}), headers=legacy_headers(session_id))
             assert text_of(messages_of(ok)[-1]) == "ok"
