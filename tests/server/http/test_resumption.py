@@ -160,20 +160,23 @@ async def test_a_session_cannot_resume_another_sessions_stream(wire: str) -> Non
                 last_event_id = stream.last_event_id
             assert last_event_id is not None
             stolen = await client.get("/mcp", headers=resume_headers(intruder, last_event_id))
-            assert stolen.status_code == 404
-            assert "reconnected" not in stolen.text
+            assert stolen.status_code == 200  # as for an unknown id: an empty stream
+            assert messages_of(stolen) == []
             mine = await client.get("/mcp", headers=resume_headers(owner, last_event_id))
             assert text_of(messages_of(mine)[-1]) == "reconnected"
 
 
-async def test_an_unknown_last_event_id_is_404(wire: str) -> None:
+async def test_an_unknown_last_event_id_gets_an_empty_stream(wire: str) -> None:
+    """As officially: nothing to replay, and nothing to attach to."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, resumable_app(mcp)) as client:
             session_id = await open_session(client)
             for bad in ("999999", "not-a-number"):
                 response = await client.get("/mcp", headers=resume_headers(session_id, bad))
-                assert response.status_code == 404
+                assert response.status_code == 200
+                assert response.headers["content-type"].startswith("text/event-stream")
+                assert response.content == b""
 
 
 async def test_resumption_streams_do_not_count_as_the_sessions_get_stream(wire: str) -> None:
@@ -193,15 +196,15 @@ async def test_resumption_streams_do_not_count_as_the_sessions_get_stream(wire: 
                 assert text_of(messages_of(resumed)[-1]) == "reconnected"
 
 
-async def test_with_an_event_store_a_json_only_client_still_gets_a_plain_json_answer(wire: str) -> None:
+async def test_a_client_that_accepts_only_json_is_refused_by_an_sse_server(wire: str) -> None:
+    """As officially: unless `json_response=True`, the client must accept both types."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, resumable_app(mcp)) as client:
             session_id = await open_session(client)
             response = await client.post("/mcp", json=tool_call(2, "echo", {"text": "j"}),
                                          headers=legacy_headers(session_id, accept="application/json"))
-            assert response.headers["content-type"].startswith("application/json")
-            assert text_of(response.json()) == "j"
+            assert response.status_code == 406
 
 
 async def test_a_stateless_server_ignores_the_event_store_and_cancels_on_disconnect(wire: str) -> None:
