@@ -1,21 +1,25 @@
 """The Streamable HTTP server transport: one ASGI endpoint for both protocol eras.
 
-- 2026-07-28 requests (version in the `MCP-Protocol-Version` header or `_meta`) are self-contained:
-  no session, routing headers checked against the body, errors mapped to HTTP statuses.
+- 2026-07-28 requests (any `MCP-Protocol-Version` header but a handshake-era one, or, without the
+  header, a 2026 version in `_meta`) are self-contained: no session, routing headers checked
+  against the body, errors mapped to HTTP statuses, as the official modern entry answers them.
 - Handshake-era requests get sessions (`Mcp-Session-Id`), unless `stateless=True`.
   Session-less requests each get their own throwaway `ServerSession`: nothing one request sets
-  (log level, ids in flight) is seen by another client's.
+  (log level, ids in flight) is seen by another client's. Requests are checked in the official
+  transport's order and answered with its statuses and texts.
 
 Each POST is served in its own ASGI task: the request runs to completion there, and a watcher
-(started once the request has run for a moment) cancels it if the client disconnects. The first
-message bound for the POST decides the response shape: the final response alone goes out as one
-JSON body; anything before it (progress, logs, server->client requests) turns the response into
-an SSE stream. No background task is needed, so the app works mounted inside another app without
-wiring its lifespan (the server lifespan is then entered on first use).
+(started once the request has run for a moment) notices a client that disconnects. As officially,
+a handshake-era request is answered with an SSE stream (`json_response=True`: one JSON body that
+carries only the answer); messages related to no request ride the session's GET stream. A
+session's call outlives its client's connection (a disconnect is no cancellation); a session-less
+one is cancelled. No background task is needed, so the app works mounted inside another app
+without wiring its lifespan (the server lifespan is then entered on first use).
 
-With an event store, a session's POST responses are resumable: the SSE stream starts at once with
-a priming event, a dropped connection does not cancel the call, and `GET` + `Last-Event-ID` (from
-the same session only) replays what was missed and re-attaches to the live stream.
+With an event store, every event of a session is stored (its GET stream's too) and stamped with
+its id; POST streams open with a priming event (clients from 2025-11-25 on), and `GET` +
+`Last-Event-ID` (from the same session only) replays what was missed and re-attaches to the live
+stream. The store is given `JSONRPCMessage`s (the official contract; ours take wire dicts).
 
 Sessions are bounded: idle ones are evicted after `session_idle_timeout`, and the table never
 holds more than `max_sessions` (least recently used idle sessions go first; 503 when every session
@@ -168,7 +172,9 @@ class HttpRequestMetadata:
 
 
 class ResponseChannel:
-    """Where the messages for one POST go; see the module docstring for the JSON-or-SSE rule.
+    """Where the messages for one POST go. Unless `json_only`, the first message decides the
+    shape where JSON is allowed (2026-07-28: the answer alone is one JSON body; anything before it
+    makes an SSE stream); handshake-era POSTs always stream (`allow_json=False`), as officially.
 
     With an event store, every event is stored; after `close_stream` (SSE polling) or a dropped
     connection, later events are only stored, and a `GET` with `Last-Event-ID` replays them and
