@@ -812,9 +812,12 @@ class StreamableHTTPSessionManager:
             return None  # no tool to check against: the handler answers the invalid params
         return checker(params, headers)
 
-    async def _session_for(self, send: Send, headers: dict[str, str]) -> _HttpSession | None:
+    async def _session_for(self, send: Send, headers: dict[str, str], *, deleting: bool = False) -> _HttpSession | None:
         """The session a GET or DELETE names, or None after answering with the error."""
         if self.stateless:
+            if deleting:  # as officially
+                await _send_error(send, 405, None, INVALID_REQUEST, "Method Not Allowed: Session termination not supported")
+                return None
             # no sessions, no standalone stream
             await _send_body(send, 405, b"Method Not Allowed", [(b"content-type", b"text/plain"), (b"allow", b"POST")])
             return None
@@ -981,7 +984,7 @@ class StreamableHTTPSessionManager:
             session.last_active = time.monotonic()
 
     async def _delete(self, send: Send, headers: dict[str, str]) -> None:
-        session = await self._session_for(send, headers)
+        session = await self._session_for(send, headers, deleting=True)
         if session is None:
             return
         if self._shared is not None:
@@ -991,7 +994,7 @@ class StreamableHTTPSessionManager:
                 await _send_error(send, 503, None, exc.code, exc.message)
                 return
         self._terminate(session)
-        await _send_body(send, 200, b"", [])
+        await _send_body(send, 200, b"", _JSON_HEADERS + session.headers)  # (as officially)
 
     # -- sessions -----------------------------------------------------------------------------
 
