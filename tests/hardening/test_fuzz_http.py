@@ -30,6 +30,7 @@ import httpx
 import pytest
 from hardening_support import (
     CASES,
+    CLIENT_FAULT_CODES,
     HANDSHAKE,
     HERE,
     INIT,
@@ -37,10 +38,13 @@ from hardening_support import (
     MODERN,
     MODERN_META,
     WRONG_VALUES,
+    Expected,
     asgi_request,
+    envelope_error,
     expected_for,
     fuzz_settings,
     mutated_messages,
+    strict_decode,
     wire_lines,
 )
 from hypothesis import given
@@ -49,6 +53,35 @@ from hypothesis import strategies as st
 from mcp._protocol.http import status_for_modern_error
 
 ACCEPT = "application/json, text/event-stream"
+INVALID_REQUEST, INVALID_PARAMS = -32600, -32602
+
+
+def expected_over_http(body: bytes, era: str) -> Expected:
+    """`expected_for`, but a body that is no valid JSON-RPC message is refused as the official
+    Streamable HTTP entries refuse it, with a null id: the handshake-era transport fails its
+    validation (-32602), the 2026-07-28 entry says it is no single request or notification (-32600)."""
+    from mcp._protocol import messages
+
+    expected = expected_for(body, http=True)
+    ok, value = strict_decode(body)
+    if not ok:
+        return expected
+    try:
+        kind = messages.classify(value)
+    except messages.InvalidMessage:
+        kind = None
+    if era != MODERN:
+        return Expected(None, frozenset({INVALID_PARAMS})) if kind is None else expected
+    if isinstance(value, dict) and "id" not in value:  # a notification: acknowledged when well formed
+        params = value.get("params")
+        well_formed = (value.get("jsonrpc") == "2.0" and isinstance(value.get("method"), str)
+                       and (params is None or isinstance(params, dict)))
+        return Expected() if well_formed else Expected(None, frozenset({INVALID_REQUEST}))
+    if kind is not messages.REQUEST:
+        return Expected(None, frozenset({INVALID_REQUEST}))
+    if envelope_error(value) is not None:  # a request all the same (extra members are ignored)
+        return Expected(value["id"], CLIENT_FAULT_CODES, result_ok=True)
+    return expected
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
@@ -102,7 +135,7 @@ class HttpProber:
         return {"mcp-session-id": self.session_id, "mcp-protocol-version": HANDSHAKE}
 
     def exchange(self, body: bytes, era: str, extra_headers: dict[str, str] | None = None) -> None:
-        expected = expected_for(body, http=True)
+        expected = expected_over_http(body, era)
         try:
             value = json.loads(body)
         except (ValueError, RecursionError):
@@ -127,7 +160,7 @@ class HttpProber:
         else:
             answer = self._answer(response)
             expected.check(answer)
-            if expected.codes is not None and expected.codes & {-32700, -32600} == expected.codes:
+            if expected.codes is not None and expected.codes & {-32700, -32600, -32602} == expected.codes:
                 assert response.status_code == 400, (response.status_code, answer)
             elif era == MODERN:
                 status = 200 if "result" in answer else status_for_modern_error(answer["error"]["code"])

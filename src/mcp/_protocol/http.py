@@ -82,8 +82,9 @@ def is_json_content_type(content_type: str | None) -> bool:
 
 
 def status_for_modern_error(code: int) -> int:
-    """HTTP status of a 2026-07-28 error response (see the conformance table)."""
-    return _MODERN_STATUS.get(code, 500)
+    """HTTP status of a 2026-07-28 error response (see the conformance table); 200 for any other
+    code (an internal error included, as officially: the JSON-RPC error says what failed)."""
+    return _MODERN_STATUS.get(code, 200)
 
 
 def header_mismatch(message: dict[str, Any], headers: dict[str, str]) -> str | None:

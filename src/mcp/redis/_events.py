@@ -14,7 +14,7 @@ import time
 from typing import Any, cast
 
 from mcp.redis._client import RedisConnection, loads_object, refuse
-from mcp.server.event_store import EventCallback, EventId, EventMessage, EventStore, StreamId
+from mcp.server.event_store import EventCallback, EventId, EventMessage, EventStore, StreamId, wire_message
 
 _EVENT_ID = re.compile(r"^([A-Za-z0-9_\-]{0,256}/[0-9a-f]{1,64})@(\d{1,20}-\d{1,20})$")
 _FIELD = b"m"
@@ -24,6 +24,8 @@ class RedisEventStore(EventStore):
     """An `EventStore` on Redis Streams (see the module docstring). `follow_idle` bounds how long
     a follower waits for the next event of a request running elsewhere before ending its
     response (the client may resume again)."""
+
+    _stores_wire_dicts = True
 
     def __init__(self, connection: RedisConnection, *, max_events_per_stream: int = 1000, ttl: float = 3600.0,
                  follow_idle: float = 60.0) -> None:
@@ -39,10 +41,10 @@ class RedisEventStore(EventStore):
     def _key(self, stream_id: StreamId) -> str:
         return self.connection.key("sse", stream_id)
 
-    async def store_event(self, stream_id: StreamId, message: dict[str, Any] | None) -> EventId:
+    async def store_event(self, stream_id: StreamId, message: Any) -> EventId:
         from mcp._protocol.codec import encode_bytes
 
-        data = b"" if message is None else encode_bytes(message)
+        data = b"" if message is None else encode_bytes(wire_message(message))
         key = self._key(stream_id)
 
         async def op(r: Any) -> Any:
@@ -100,7 +102,7 @@ class RedisEventStore(EventStore):
         if message.get("jsonrpc") != "2.0":
             refuse("SSE event", where, "not a JSON-RPC message")
             return False
-        await send(EventMessage(message, f"{stream_id}@{_text(entry_id)}"))
+        await send(EventMessage(cast("Any", message), f"{stream_id}@{_text(entry_id)}"))
         return "id" in message and ("result" in message or "error" in message)
 
 

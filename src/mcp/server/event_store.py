@@ -1,5 +1,10 @@
 """Resumability for Streamable HTTP: an `EventStore` keeps the SSE events of each stream so a
-client that lost its connection can replay them with `Last-Event-ID`."""
+client that lost its connection can replay them with `Last-Event-ID`.
+
+The public contract is the official one: `store_event` is given `JSONRPCMessage` objects (None
+for a priming event) and `replay_events_after` hands back `EventMessage`s holding them. Our own
+stores (`InMemoryEventStore`, the Redis one) set `_stores_wire_dicts`: the transport then gives
+them the wire dicts it already has and takes dicts back, skipping a model round trip per event."""
 
 from __future__ import annotations
 
@@ -8,7 +13,10 @@ from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+if TYPE_CHECKING:
+    from mcp.types import JSONRPCMessage
 
 StreamId = str
 EventId = str
@@ -18,7 +26,7 @@ EventId = str
 class EventMessage:
     """One stored SSE event: the JSON-RPC message and its event id (None: not resumable)."""
 
-    message: dict[str, Any]
+    message: JSONRPCMessage
     event_id: EventId | None = None
 
 
@@ -28,8 +36,11 @@ EventCallback = Callable[[EventMessage], Awaitable[None]]
 class EventStore(ABC):
     """Storage of SSE events, pluggable (e.g. Redis for several replicas)."""
 
+    _stores_wire_dicts: ClassVar[bool] = False
+    """Set by our own stores: they take and give back wire dicts rather than `JSONRPCMessage`s."""
+
     @abstractmethod
-    async def store_event(self, stream_id: StreamId, message: dict[str, Any] | None) -> EventId:
+    async def store_event(self, stream_id: StreamId, message: JSONRPCMessage | None) -> EventId:
         """Remember one event of `stream_id` (None: a priming event) and return its id."""
 
     @abstractmethod
@@ -38,9 +49,28 @@ class EventStore(ABC):
         (None when the id is unknown)."""
 
 
+def message_for_store(store: EventStore, message: dict[str, Any] | None) -> Any:
+    """What `store.store_event` is given for a wire message: the dict itself for our own stores,
+    a `JSONRPCMessage` for any other (the official contract)."""
+    if message is None or store._stores_wire_dicts:  # pyright: ignore[reportPrivateUsage]
+        return message
+    from mcp.types import jsonrpc_message_adapter
+
+    return jsonrpc_message_adapter.validate_python(message)
+
+
+def wire_message(message: Any) -> dict[str, Any]:
+    """The wire dict of a replayed event's message (a dict from our stores, a model otherwise)."""
+    if type(message) is dict:
+        return cast("dict[str, Any]", message)
+    return message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
 class InMemoryEventStore(EventStore):
     """Bounded in-process store: at most `max_events_per_stream` events per stream and
     `max_streams` streams (oldest streams forgotten first)."""
+
+    _stores_wire_dicts = True
 
     def __init__(self, max_events_per_stream: int = 1000, max_streams: int = 10_000) -> None:
         self._max_events = max_events_per_stream
@@ -49,7 +79,10 @@ class InMemoryEventStore(EventStore):
         self._where: dict[int, StreamId] = {}
         self._ids = itertools.count(1)
 
-    async def store_event(self, stream_id: StreamId, message: dict[str, Any] | None) -> EventId:
+    async def store_event(self, stream_id: StreamId, message: Any) -> EventId:
+        if message is not None and type(message) is not dict:
+            message = wire_message(message)  # called directly with a model
+        wire = cast("dict[str, Any] | None", message)
         number = next(self._ids)
         events = self._streams.get(stream_id)
         if events is None:
@@ -61,7 +94,7 @@ class InMemoryEventStore(EventStore):
         if len(events) >= self._max_events:
             old, _msg = events.popleft()
             self._where.pop(old, None)
-        events.append((number, message))
+        events.append((number, wire))
         self._where[number] = stream_id
         return str(number)
 
@@ -77,7 +110,7 @@ class InMemoryEventStore(EventStore):
             return None
         for number, message in list(self._streams.get(stream_id, ())):
             if number > after and message is not None:
-                await send_callback(EventMessage(message, str(number)))
+                await send_callback(EventMessage(cast("Any", message), str(number)))
         return stream_id
 
     def __len__(self) -> int:

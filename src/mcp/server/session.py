@@ -27,6 +27,7 @@ from mcp._protocol.revisions import prune_result
 from mcp.server.connection import LOG_LEVELS, allowed_log_levels
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError, NoBackChannelError, warn_deprecated
+from mcp.shared.message import ServerMessageMetadata
 from mcp.types.jsonrpc import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -50,6 +51,9 @@ if TYPE_CHECKING:
     from mcp.types import ClientCapabilities, Implementation
 
 logger = logging.getLogger("mcp.server")
+
+_UNRELATED = ServerMessageMetadata()
+"""The metadata of a notification related to no request: it names none, and no response channel."""
 
 current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token", default=None)
 """The `_meta.progressToken` of the request being served in this task (set only when it has one),
@@ -623,7 +627,9 @@ class ServerSession:
             # no handshake-era connection to notify (modern clients listen for events, a stateless
             # one has no stream of its own); one tied to a request rides that request's stream
             return
-        await self.peer.send_notification(method, params)
+        # Related to no request (as officially): not on the response of the request being served
+        # (on Streamable HTTP it rides the session's GET stream)
+        await self.peer.send_notification(method, params, None if related_request_id is not None else _UNRELATED)
 
     async def send_raw_request(self, method: str, params: dict[str, Any] | None = None, *,
                                timeout: float | None = None, progress_callback: ProgressFnT | None = None,

@@ -1,21 +1,25 @@
 """The Streamable HTTP server transport: one ASGI endpoint for both protocol eras.
 
-- 2026-07-28 requests (version in the `MCP-Protocol-Version` header or `_meta`) are self-contained:
-  no session, routing headers checked against the body, errors mapped to HTTP statuses.
+- 2026-07-28 requests (any `MCP-Protocol-Version` header but a handshake-era one, or, without the
+  header, a 2026 version in `_meta`) are self-contained: no session, routing headers checked
+  against the body, errors mapped to HTTP statuses, as the official modern entry answers them.
 - Handshake-era requests get sessions (`Mcp-Session-Id`), unless `stateless=True`.
   Session-less requests each get their own throwaway `ServerSession`: nothing one request sets
-  (log level, ids in flight) is seen by another client's.
+  (log level, ids in flight) is seen by another client's. Requests are checked in the official
+  transport's order and answered with its statuses and texts.
 
 Each POST is served in its own ASGI task: the request runs to completion there, and a watcher
-(started once the request has run for a moment) cancels it if the client disconnects. The first
-message bound for the POST decides the response shape: the final response alone goes out as one
-JSON body; anything before it (progress, logs, server->client requests) turns the response into
-an SSE stream. No background task is needed, so the app works mounted inside another app without
-wiring its lifespan (the server lifespan is then entered on first use).
+(started once the request has run for a moment) notices a client that disconnects. As officially,
+a handshake-era request is answered with an SSE stream (`json_response=True`: one JSON body that
+carries only the answer); messages related to no request ride the session's GET stream. A
+session's call outlives its client's connection (a disconnect is no cancellation); a session-less
+one is cancelled. No background task is needed, so the app works mounted inside another app
+without wiring its lifespan (the server lifespan is then entered on first use).
 
-With an event store, a session's POST responses are resumable: the SSE stream starts at once with
-a priming event, a dropped connection does not cancel the call, and `GET` + `Last-Event-ID` (from
-the same session only) replays what was missed and re-attaches to the live stream.
+With an event store, every event of a session is stored (its GET stream's too) and stamped with
+its id; POST streams open with a priming event (clients from 2025-11-25 on), and `GET` +
+`Last-Event-ID` (from the same session only) replays what was missed and re-attaches to the live
+stream. The store is given `JSONRPCMessage`s (the official contract; ours take wire dicts).
 
 Sessions are bounded: idle ones are evicted after `session_idle_timeout`, and the table never
 holds more than `max_sessions` (least recently used idle sessions go first; 503 when every session
@@ -43,7 +47,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 import anyio
 import sniffio
 
-from mcp._engine.seam import WireReceiveStream, WireSendStream
+from mcp._engine.seam import WireReceiveStream, WireSendStream, WireWriter
 from mcp._protocol import http as h
 from mcp._protocol import messages as m
 from mcp._protocol.codec import ParseError, decode, encode_bytes
@@ -56,13 +60,23 @@ from mcp.server.event_store import (
     EventStore,
     InMemoryEventStore,
     StreamId,
+    message_for_store,
+    wire_message,
 )
 from mcp.server.http_limits import SessionsPerClient
 from mcp.server.session import ServerSession
 from mcp.server.session_store import SessionRecord, SessionStore, StoreUnavailable
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_REQUEST, PARSE_ERROR, UNSUPPORTED_PROTOCOL_VERSION
+from mcp.types.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
 from mcp.types.version import (
+    CLIENT_CAPABILITIES_META_KEY,
+    DEFAULT_NEGOTIATED_VERSION,
     HANDSHAKE_VERSIONS,
     MODERN_VERSIONS,
     PROTOCOL_VERSION_META_KEY,
@@ -108,6 +122,16 @@ DEFAULT_MAX_BODY = h.DEFAULT_MAX_REQUEST_BODY_SIZE
 _SSE_HEADERS = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache, no-transform"),
                 (b"x-accel-buffering", b"no"), (b"connection", b"keep-alive")]
 _JSON_HEADERS = [(b"content-type", b"application/json")]
+_GONE: Final = (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+"""What an ASGI server's `send` may raise once the client is gone (servers that raise instead of
+dropping the write: sockets raise OSError, in-memory bridges anyio's stream errors)."""
+_INVALID_BODY: Final = "Body must be a single JSON-RPC request or notification object"
+"""The 2026-07-28 entry's answer to well-formed JSON that is not one request or notification."""
+_PRIMING_SINCE: Final = "2025-11-25"
+"""The first revision whose clients understand a priming event (an id with empty data)."""
+STANDALONE_STREAM_SUFFIX: Final = "/0"
+"""A session's GET stream, in the event store, is `<session id>/0` (POST streams get a random hex
+suffix): the session prefix lets a resumption be checked against the session asking."""
 
 
 class HttpRequestMetadata:
@@ -149,19 +173,22 @@ class HttpRequestMetadata:
 
 
 class ResponseChannel:
-    """Where the messages for one POST go; see the module docstring for the JSON-or-SSE rule.
+    """Where the messages for one POST go. Unless `json_only`, the first message decides the
+    shape where JSON is allowed (2026-07-28: the answer alone is one JSON body; anything before it
+    makes an SSE stream); handshake-era POSTs always stream (`allow_json=False`), as officially.
 
     With an event store, every event is stored; after `close_stream` (SSE polling) or a dropped
     connection, later events are only stored, and a `GET` with `Last-Event-ID` replays them and
     re-attaches the live stream until the final response."""
 
     __slots__ = ("_event_store", "_lock", "_send", "allow_json", "before_final", "closed", "extra_headers", "finished",
-                 "json_only", "modern", "request_id", "retry_interval", "started", "stream_id", "unless_error_headers")
+                 "json_only", "modern", "priming", "request_id", "retry_interval", "started", "stream_id",
+                 "unless_error_headers")
 
     def __init__(self, send: Send, request_id: Any, *, allow_json: bool, json_only: bool, modern: bool,
                  extra_headers: list[tuple[bytes, bytes]], event_store: EventStore | None,
                  retry_interval: int | None, stream_prefix: str = "",
-                 unless_error_headers: list[tuple[bytes, bytes]] | None = None) -> None:
+                 unless_error_headers: list[tuple[bytes, bytes]] | None = None, priming: bool = True) -> None:
         self._send = send
         self.request_id = request_id
         self.json_only = json_only
@@ -173,6 +200,8 @@ class ResponseChannel:
         a failed initialize names no session)."""
         self._event_store = event_store
         self.retry_interval = retry_interval
+        self.priming = priming
+        """Open a resumable stream with a priming event (not for clients before 2025-11-25)."""
         self.stream_id = f"{stream_prefix}/{secrets.token_hex(8)}" if event_store is not None else ""
         """Event-store stream id; the prefix names the owning session (resumption checks it)."""
         self.started = False
@@ -190,14 +219,18 @@ class ResponseChannel:
         for a message JSON cannot carry (the engine then answers the request with -32603)."""
         final = message.get("id") == self.request_id and ("result" in message or "error" in message)
         if self.json_only and not final:
-            return False  # a JSON response carries only the answer; the rest goes to the GET stream
+            # A JSON body carries only the answer: a notification about this request has no wire
+            # (dropped, as officially); a request goes to the session's GET stream.
+            return "id" not in message
         if final and self.before_final is not None:
             message = await self.before_final(message)
         data = encode_bytes(message)
         async with self._lock:
             if self.closed:
                 if self._event_store is None or not self.started:
-                    return False
+                    # the exchange is over: a request may still reach the client on the GET
+                    # stream; the rest about this request has nowhere to go (as officially)
+                    return "method" not in message or "id" not in message
                 if await self._store(message) is None:  # replayed on resumption
                     return False
                 if final:
@@ -222,7 +255,7 @@ class ResponseChannel:
                     self.finished.set()
                 await self._send({"type": "http.response.body", "body": encode_event(data, event_id=event_id),
                                   "more_body": not final})
-            except OSError:  # the client is gone (servers that raise instead of dropping the write)
+            except _GONE:  # the client is gone (servers that raise instead of dropping the write)
                 self.closed = True
                 if final:
                     self.finished.set()
@@ -234,7 +267,7 @@ class ResponseChannel:
         without an id: this request is served, only its resumption is lost)."""
         assert self._event_store is not None
         try:
-            return await self._event_store.store_event(self.stream_id, message)
+            return await self._event_store.store_event(self.stream_id, message_for_store(self._event_store, message))
         except StoreUnavailable:
             logger.warning("SSE event of stream %s not stored: the event store is unreachable", self.stream_id)
             return None
@@ -247,7 +280,7 @@ class ResponseChannel:
         self.started = True
         await self._send({"type": "http.response.start", "status": 200,
                           "headers": _SSE_HEADERS + self._headers(first)})
-        if self._event_store is not None:
+        if self._event_store is not None and self.priming:
             priming = await self._store(None)
             await self._send({"type": "http.response.body", "more_body": True,
                               "body": encode_event("", event=None, event_id=priming, retry=self.retry_interval)})
@@ -276,7 +309,7 @@ class ResponseChannel:
                 if not self.closed:
                     self.closed = True
                     await self._send({"type": "http.response.body", "body": b"", "more_body": False})
-            except OSError:
+            except _GONE:
                 self.closed = True
 
     def detach(self, send: Send) -> None:
@@ -285,7 +318,12 @@ class ResponseChannel:
             self.closed = True
 
     async def finish_unanswered(self) -> None:
-        """The handler ended without a response (cancelled): close the HTTP exchange cleanly."""
+        """The handler ended without a response (cancelled). A handshake-era request still ends
+        with an answer for its id, as officially: `REQUEST_CANCELLED` (stored like any event, so a
+        resumed stream ends too); a 2026-07-28 one is not answered (its client went away)."""
+        if not self.finished.is_set() and not self.modern:
+            with suppress(Exception):  # nothing to answer on (or store in) any more
+                await self.deliver(m.error_response(self.request_id, REQUEST_CANCELLED, "Request cancelled"))
         async with self._lock:
             self.finished.set()
             if self.closed:
@@ -295,20 +333,22 @@ class ResponseChannel:
                 if self.started:
                     await self._send({"type": "http.response.body", "body": b"", "more_body": False})
                 else:
-                    body = encode_bytes(m.error_response(self.request_id, INVALID_REQUEST, "Request cancelled"))
-                    await _send_body(self._send, 500, body, _JSON_HEADERS + self.extra_headers)  # no session id
-            except OSError:
+                    body = encode_bytes(m.error_response(self.request_id, REQUEST_CANCELLED, "Request cancelled"))
+                    await _send_body(self._send, 500, body, _JSON_HEADERS + self.extra_headers)
+            except _GONE:
                 pass  # the client is gone
 
 
 class _HttpSession:
     """A handshake-era session: its ServerSession and the queue feeding its GET stream."""
 
-    __slots__ = ("client", "connections", "get_scope", "get_stream_open", "id", "last_active", "outbox", "record",
-                 "server_session")
+    __slots__ = ("client", "connections", "get_scope", "get_stream_open", "headers", "id", "last_active", "outbox",
+                 "record", "server_session")
 
     def __init__(self, session_id: str, server_session: ServerSession, outbox: Any, client: Any = None) -> None:
         self.id = session_id
+        self.headers = [(b"mcp-session-id", session_id.encode())]
+        """What every response of this session carries (as officially)."""
         self.client = client
         """Who opened it, as `SessionsPerClient` counts clients."""
         self.server_session = server_session
@@ -330,6 +370,48 @@ class _HttpSession:
     def close_get_stream(self) -> None:
         if self.get_scope is not None:
             self.get_scope.cancel()
+
+
+class _Stamp:
+    """A standalone message's event id, riding to the GET stream as its `SessionMessage` metadata."""
+
+    __slots__ = ("event_id",)
+
+    def __init__(self, event_id: EventId | None) -> None:
+        self.event_id = event_id
+
+
+class StoringOutbox(WireWriter):
+    """The queue of a session's GET stream, with an event store: every message outside a request
+    is stored as it is produced (so event ids follow production order, as officially, whether or
+    not a GET stream is open) and carries its event id to the GET stream. Beyond the queue's room
+    (no client reading) a message is dropped, with a warning, after being stored."""
+
+    __slots__ = ("_queue", "_store", "stream_id")
+
+    def __init__(self, queue: Any, store: EventStore, stream_id: StreamId) -> None:
+        self._queue = queue
+        self._store = store
+        self.stream_id = stream_id
+
+    def send_wire_nowait(self, item: SessionMessage) -> None:
+        raise anyio.WouldBlock  # storing takes an await: the sender takes `send_wire`
+
+    async def send_wire(self, item: SessionMessage) -> None:
+        message: Any = item.message
+        event_id: EventId | None = None
+        try:
+            event_id = await self._store.store_event(self.stream_id, message_for_store(self._store, message))
+        except StoreUnavailable:
+            logger.warning("SSE event of stream %s not stored: the event store is unreachable", self.stream_id)
+        try:
+            self._queue.send_nowait(SessionMessage(message, _Stamp(event_id)))
+        except anyio.WouldBlock:
+            logger.warning("dropping %s: no client is reading the session's GET stream",
+                           cast("dict[str, Any]", message).get("method") if type(message) is dict else "a message")
+
+    def close(self) -> None:
+        self._queue.close()
 
 
 class _SessionEnd:
@@ -460,24 +542,30 @@ class StreamableHTTPSessionManager:
         if scope["type"] != "http":
             return
         headers = _headers(scope)
+        self._sweep()
+        method = scope["method"]
+        if method == "POST":
+            await self._post(scope, receive, send, headers)  # (its checks come after the body's size)
+            return
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
             await _send_refusal(send, rejected[0], rejected[1])
             return
-        self._sweep()
-        method = scope["method"]
-        if method == "POST":
-            await self._post(scope, receive, send, headers)
+        version = headers.get(h.VERSION_HEADER)
+        if version is not None and version not in HANDSHAKE_VERSIONS:
+            # the 2026-07-28 entry serves POST only (nothing but the Allow header, as officially)
+            await _send_body(send, 405, b"", [(b"allow", b"POST")])
         elif method == "GET":
             await self._get(scope, receive, send, headers)
         elif method == "DELETE":
             await self._delete(send, headers)
         else:
-            await _send_body(send, 405, b"Method Not Allowed",
-                             [(b"content-type", b"text/plain"), (b"allow", b"GET, POST, DELETE")])
+            await _send_error(send, 405, None, INVALID_REQUEST, "Method Not Allowed",
+                              headers=[(b"allow", b"GET, POST, DELETE")])
 
     async def _post(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        # The size limit comes first (as in the official SDK): an oversized body is 413 whatever its headers.
+        # As officially: the size limit first (413 whatever the headers), then the Content-Type
+        # (400 before anything else: a cross-site form post is refused), then Host and Origin.
         body = await _read_body(receive, headers, self.max_request_body_size)
         if body is _DISCONNECTED:
             return
@@ -485,56 +573,146 @@ class StreamableHTTPSessionManager:
             await _send_error(send, 413, None, INVALID_REQUEST,
                               f"Payload Too Large: the request body exceeds {self.max_request_body_size} bytes")
             return
-        if not h.is_json_content_type(headers.get("content-type")):
-            await _send_error(send, 415, None, INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json")
+        content_type = headers.get("content-type")
+        if content_type != h.JSON and not (content_type or "").lower().startswith(h.JSON):
+            await _send_refusal(send, 400, "Invalid Content-Type header")
             return
-        allow_json, allow_sse = h.accepts(headers.get("accept"))
-        if not (allow_json if self.json_response else (allow_json or allow_sse)):
-            await _send_error(send, 406, None, INVALID_REQUEST,
-                              "Not Acceptable: Accept must include application/json and text/event-stream")
+        rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
+        if rejected is not None:
+            await _send_refusal(send, rejected[0], rejected[1])
+            return
+        version = headers.get(h.VERSION_HEADER)
+        try:
+            message: Any = decode(body)
+        except ParseError as exc:
+            message, parse_error = None, exc
+        else:
+            parse_error = None
+        if version is not None:
+            modern = version not in HANDSHAKE_VERSIONS
+            """Any header value but a handshake-era version is the 2026-07-28 entry's to answer
+            (unknown versions included: its validation rejects them)."""
+        else:  # no header: a request may still name its revision in `_meta`
+            params: Any = cast("dict[str, Any]", message).get("params") if type(message) is dict else None
+            meta: Any = cast("dict[str, Any]", params).get("_meta") if type(params) is dict else None
+            meta_version: Any = cast("dict[str, Any]", meta).get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
+            modern = meta_version is not None and meta_version not in HANDSHAKE_VERSIONS
+        if modern:
+            await self._post_modern(scope, receive, send, headers, message, parse_error, version)
+        else:
+            await self._post_legacy(scope, receive, send, headers, message, parse_error, version)
+
+    async def _post_modern(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str], message: Any,
+                           parse_error: ParseError | None, version: str | None) -> None:
+        """A self-contained 2026-07-28 POST: no session; rejections as the official modern entry."""
+        accept = headers.get("accept")
+        allow_json, allow_sse = h.accepts(accept) if accept else (False, False)
+        if not allow_json or (not self.json_response and not allow_sse):
+            await _send_body(send, 406, b"", [])
+            return
+        if parse_error is not None:
+            await _send_error(send, 400, None, PARSE_ERROR, "Parse error")
+            return
+        shaped: dict[str, Any] | None = cast("dict[str, Any]", message) if type(message) is dict else None
+        if shaped is not None and "id" not in shaped:  # notification-shaped
+            method: Any = shaped.get("method")
+            params: Any = shaped.get("params")
+            if shaped.get("jsonrpc") != "2.0" or type(method) is not str or not (params is None or type(params) is dict):
+                await _send_error(send, 400, None, INVALID_REQUEST, _INVALID_BODY)
+                return
+            if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+                await _send_error(send, 400, None, UNSUPPORTED_PROTOCOL_VERSION,
+                                  f"Unsupported protocol version: {version}",
+                                  {"supported": list(MODERN_VERSIONS), "requested": version})
+                return
+            # Acknowledged and dropped, as officially: a self-contained exchange has no state a
+            # client notification could act on (a client cancels by closing the response).
+            await _send_body(send, 202, b"", [])
             return
         try:
-            message = decode(body)
-        except ParseError as exc:
-            await _send_error(send, 400, None, PARSE_ERROR, str(exc))
+            kind = m.classify(message)
+        except m.InvalidMessage:
+            kind = None
+        if kind is not m.REQUEST or shaped is None:  # a batch, a posted response, a malformed envelope
+            await _send_error(send, 400, None, INVALID_REQUEST, _INVALID_BODY)
+            return
+        message = shaped
+        request_id = message.get("id")
+        streams = message.get("method") == "subscriptions/listen"
+        if streams and not allow_sse:
+            await _send_body(send, 406, b"", [])
+            return
+        params = message.get("params")
+        meta: Any = cast("dict[str, Any]", params).get("_meta") if type(params) is dict else None
+        reason = None
+        if type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta and CLIENT_CAPABILITIES_META_KEY in meta:
+            # (without the envelope the request fails the ladder's first rung, answered by the session)
+            reason = h.header_mismatch(message, headers)
+            if reason is None:
+                reason = self._param_header_mismatch(message, headers)
+        if reason is not None:
+            await _send_error(send, 400, request_id, HEADER_MISMATCH, f"Header mismatch: {reason}")
+            return
+        session = self._stateless_session(await self._ensure_lifespan())
+        json_only = (self.json_response and not streams) or not allow_sse
+        channel = ResponseChannel(send, request_id, allow_json=allow_json, json_only=json_only, modern=True,
+                                  extra_headers=[], event_store=None, retry_interval=None)
+        await self._serve_request(session, message, HttpRequestMetadata(scope, version, channel, None), channel,
+                                  receive, send, owner=None, new_session=None)
+
+    async def _post_legacy(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str], message: Any,
+                           parse_error: ParseError | None, version: str | None) -> None:
+        """A handshake-era POST, checked in the official transport's order."""
+        owner: _HttpSession | None = None
+        session_id = None if self.stateless else headers.get(h.SESSION_HEADER)
+        if session_id is not None:
+            owner = self._sessions.get(session_id)
+            if self._shared is not None:
+                try:
+                    owner = await self._shared.session(session_id, owner)
+                except StoreUnavailable as exc:
+                    await _send_error(send, 503, None, exc.code, exc.message)
+                    return
+            if owner is None:
+                await _unknown_session(send, session_id)
+                return
+            self._touch(owner)
+        session_headers = owner.headers if owner is not None else []
+        accept = headers.get("accept")
+        allow_json, allow_sse = h.accepts(accept) if accept else (False, False)
+        if self.json_response:
+            if not allow_json:
+                await _send_error(send, 406, None, INVALID_REQUEST, "Not Acceptable: Client must accept application/json",
+                                  headers=session_headers)
+                return
+        elif not (allow_json and allow_sse):
+            await _send_error(send, 406, None, INVALID_REQUEST,
+                              "Not Acceptable: Client must accept both application/json and text/event-stream",
+                              headers=session_headers)
+            return
+        if not h.is_json_content_type(headers.get("content-type")):
+            await _send_error(send, 415, None, INVALID_REQUEST,
+                              "Unsupported Media Type: Content-Type must be application/json", headers=session_headers)
+            return
+        if parse_error is not None:
+            await _send_error(send, 400, None, PARSE_ERROR, f"Parse error: {parse_error}", headers=session_headers)
             return
         try:
             kind = m.classify(message)
         except m.InvalidMessage as exc:
-            await _send_error(send, 400, exc.request_id, INVALID_REQUEST, exc.reason)
+            await _send_error(send, 400, None, INVALID_PARAMS, f"Validation error: {exc.reason}", headers=session_headers)
             return
-        version = headers.get(h.VERSION_HEADER)
-        params: Any = message.get("params")
-        meta: Any = cast("dict[str, Any]", params).get("_meta") if type(params) is dict else None
-        meta_version: Any = cast("dict[str, Any]", meta).get(PROTOCOL_VERSION_META_KEY) if type(meta) is dict else None
-        request_id = message.get("id") if kind is m.REQUEST else None
-        if version is not None and meta_version is None and version not in SUPPORTED_PROTOCOL_VERSIONS:
-            await _send_error(send, 400, request_id, UNSUPPORTED_PROTOCOL_VERSION,
-                              f"Bad Request: unsupported protocol version {version}",
-                              {"requested": version, "supported": list(SUPPORTED_PROTOCOL_VERSIONS)})
-            return
-        modern = (version is not None and version not in HANDSHAKE_VERSIONS) or (
-            meta_version is not None and meta_version not in HANDSHAKE_VERSIONS)
-        session_headers: list[tuple[bytes, bytes]] = []
-        owner: _HttpSession | None = None
         new_session: _HttpSession | None = None
-        if modern:
-            reason = h.header_mismatch(message, headers) if kind is m.REQUEST else None
-            if reason is None and kind is m.REQUEST:
-                reason = self._param_header_mismatch(message, headers)
-            if reason is not None:
-                await _send_error(send, 400, request_id, HEADER_MISMATCH, f"Header mismatch: {reason}")
-                return
-            session = self._stateless_session(await self._ensure_lifespan())
-        elif self.stateless:
+        initialize = kind is m.REQUEST and message["method"] == "initialize"
+        if self.stateless:
             entered = self._lifespan_stack is not None  # no coroutine to await once entered
             session = self._stateless_session(self._lifespan_context if entered else await self._ensure_lifespan())
         else:
-            session_id = headers.get(h.SESSION_HEADER)
-            if kind is m.REQUEST and message["method"] == "initialize":
-                if session_id is not None and session_id in self._sessions:
-                    await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: session already initialized")
+            if owner is None:
+                if not initialize:
+                    await _send_error(send, 400, None, INVALID_REQUEST, "Bad Request: Missing session ID")
                     return
+                request_id = message.get("id")
                 client = self.sessions_per_client.client_of(scope)
                 if not self.sessions_per_client.admit(client):
                     limit = self.sessions_per_client.limit
@@ -542,32 +720,17 @@ class StreamableHTTPSessionManager:
                                       f"Too Many Requests: this client already has {limit} open sessions "
                                       "(end one with DELETE, or wait until an idle one expires)", {"limit": limit})
                     return
-                owner = new_session = await self._new_session(client)
+                new_session = await self._new_session(client)
                 if new_session is None:
                     await _send_error(send, 503, request_id, INVALID_REQUEST, "Service Unavailable: too many sessions")
                     return
-                session_headers.append((b"mcp-session-id", new_session.id.encode()))
-            else:
-                if session_id is None:
-                    await _send_error(send, 400, request_id, INVALID_REQUEST, "Bad Request: Missing session ID")
-                    return
-                owner = self._sessions.get(session_id)
-                if self._shared is not None:
-                    try:
-                        owner = await self._shared.session(session_id, owner)
-                    except StoreUnavailable as exc:
-                        await _send_error(send, 503, request_id, exc.code, exc.message)
-                        return
-                if owner is None:
-                    await _unknown_session(send, session_id)
-                    return
-                self._touch(owner)
-            assert owner is not None
+                owner = new_session
             session = owner.server_session
         if kind is not m.REQUEST:
             await session.peer.handle(message, HttpRequestMetadata(scope, version, None, owner))
-            await _send_body(send, 202, b"", [])
+            await _send_body(send, 202, b"", _JSON_HEADERS + session_headers)
             return
+        request_id = message.get("id")
         streams = message.get("method") == "subscriptions/listen"
         """A listen request is a stream by nature: answered over SSE even in JSON-response mode (a
         JSON body would wait for the stream's end, so the client saw nothing, acknowledgement included)."""
@@ -575,17 +738,33 @@ class StreamableHTTPSessionManager:
             await _send_error(send, 406, request_id, INVALID_REQUEST,
                               "Not Acceptable: subscriptions/listen is answered as text/event-stream")
             return
-        json_only = (self.json_response and not streams) or not allow_sse
-        # resumable: calls on an established session (nothing to resume an initialize into)
-        store = self.event_store if owner is not None and new_session is None and not json_only else None
-        channel = ResponseChannel(send, request_id, allow_json=allow_json, json_only=json_only, modern=modern,
-                                  extra_headers=[], event_store=store, retry_interval=self.retry_interval,
+        json_only = self.json_response and not streams
+        # resumable: the SSE streams of a session (an initialize's too, as officially)
+        store = self.event_store if owner is not None and not json_only else None
+        priming = False
+        if store is not None:
+            negotiating: Any = message.get("params") if initialize else None
+            revision: Any = (cast("dict[str, Any]", negotiating).get("protocolVersion") if type(negotiating) is dict
+                             else version) or DEFAULT_NEGOTIATED_VERSION
+            priming = str(revision) >= _PRIMING_SINCE  # older clients cannot parse an empty-data event
+        channel = ResponseChannel(send, request_id, allow_json=json_only, json_only=json_only, modern=False,
+                                  extra_headers=session_headers, event_store=store, retry_interval=self.retry_interval,
                                   stream_prefix=owner.id if owner is not None else "",
-                                  unless_error_headers=session_headers)
+                                  unless_error_headers=new_session.headers if new_session is not None else None,
+                                  priming=priming)
         metadata = HttpRequestMetadata(scope, version, channel, owner)
         if owner is not None and self._shared is not None:
             channel.before_final = self._shared.committer(owner, new_session is not None, request_id)
-        resumable = store is not None
+        await self._serve_request(session, message, metadata, channel, receive, send, owner=owner,
+                                  new_session=new_session)
+
+    async def _serve_request(self, session: ServerSession, message: dict[str, Any], metadata: HttpRequestMetadata,
+                             channel: ResponseChannel, receive: Receive, send: Send, *, owner: _HttpSession | None,
+                             new_session: _HttpSession | None) -> None:
+        """Run one request to its answer on `channel`. A session's call outlives its client's
+        connection (as officially: a disconnect is no cancellation; with an event store the client
+        resumes); a session-less one is cancelled when its client goes away."""
+        resumable = channel.stream_id != ""
         if resumable:
             self._live[channel.stream_id] = channel
         if owner is not None:
@@ -598,14 +777,14 @@ class StreamableHTTPSessionManager:
             if owner is not None:
                 owner.connections -= 1
                 owner.last_active = time.monotonic()
-            if resumable:
-                channel.detach(send)  # keep serving: the client may resume with GET + Last-Event-ID
+                channel.detach(send)  # keep serving: the call's answer is stored, or dropped
             else:
                 cancel_scope.cancel()
 
         try:
             async with _DisconnectWatch(receive, disconnected):
-                if resumable:
+                if resumable and new_session is None:
+                    # (an initialize's stream starts with its answer: a failed one names no session)
                     await channel.open_stream()
                 await session.peer.handle(message, metadata)
                 if new_session is not None and (session._protocol_version is None or new_session.id not in self._sessions):
@@ -617,8 +796,8 @@ class StreamableHTTPSessionManager:
                 owner.last_active = time.monotonic()
                 if connected:
                     owner.connections -= 1
-            if channel.closed and not resumable and new_session is None:
-                channel.finished.set()  # answered: nothing to clean up (and no shielded scope to pay for)
+            if channel.finished.is_set() and not resumable and new_session is None:
+                pass  # answered: nothing to clean up (and no shielded scope to pay for)
             else:
                 with anyio.CancelScope(shield=True):
                     if new_session is not None and session._protocol_version is None:
@@ -634,11 +813,13 @@ class StreamableHTTPSessionManager:
             return None  # no tool to check against: the handler answers the invalid params
         return checker(params, headers)
 
-    async def _session_for(self, send: Send, headers: dict[str, str]) -> _HttpSession | None:
+    async def _session_for(self, send: Send, headers: dict[str, str], *, deleting: bool = False) -> _HttpSession | None:
         """The session a GET or DELETE names, or None after answering with the error."""
-        version = headers.get(h.VERSION_HEADER)
-        if self.stateless or version in MODERN_VERSIONS:
-            # no sessions, no standalone stream on this wire
+        if self.stateless:
+            if deleting:  # as officially
+                await _send_error(send, 405, None, INVALID_REQUEST, "Method Not Allowed: Session termination not supported")
+                return None
+            # no sessions, no standalone stream
             await _send_body(send, 405, b"Method Not Allowed", [(b"content-type", b"text/plain"), (b"allow", b"POST")])
             return None
         session_id = headers.get(h.SESSION_HEADER)
@@ -655,31 +836,31 @@ class StreamableHTTPSessionManager:
         if session is None:
             await _unknown_session(send, session_id)
             return None
-        if version is not None and version not in HANDSHAKE_VERSIONS:
-            await _send_error(send, 400, None, INVALID_REQUEST, f"Bad Request: unsupported protocol version {version}")
-            return None
         return session
 
     async def _get(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        accept = headers.get("accept")
-        if not accept or not h.accepts(accept)[1]:
-            await _send_error(send, 406, None, INVALID_REQUEST, "Not Acceptable: Accept must include text/event-stream")
-            return
         session = await self._session_for(send, headers)
         if session is None:
             return
+        accept = headers.get("accept")
+        if not accept or not h.accepts(accept)[1]:
+            await _send_error(send, 406, None, INVALID_REQUEST, "Not Acceptable: Client must accept text/event-stream",
+                              headers=session.headers)
+            return
         self._touch(session)
         last_event_id = headers.get(h.LAST_EVENT_ID_HEADER)
-        if last_event_id is not None and self.event_store is not None:
-            await self._replay(session, send, receive, last_event_id)
+        if last_event_id and self.event_store is not None:
+            revision = headers.get(h.VERSION_HEADER) or DEFAULT_NEGOTIATED_VERSION
+            await self._replay(session, send, receive, last_event_id, priming=revision >= _PRIMING_SINCE)
             return
         if session.get_stream_open:
-            await _send_error(send, 409, None, INVALID_REQUEST, "Conflict: only one SSE stream is allowed per session")
+            await _send_error(send, 409, None, INVALID_REQUEST, "Conflict: Only one SSE stream is allowed per session",
+                              headers=session.headers)
             return
         session.get_stream_open = True
         session.connections += 1
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS + session.headers})
             await send({"type": "http.response.body", "body": b": stream open\n\n", "more_body": True})
             async with anyio.create_task_group() as tg:
                 session.get_scope = tg.cancel_scope
@@ -692,11 +873,14 @@ class StreamableHTTPSessionManager:
                         item = await outbox.receive()
                     except (anyio.EndOfStream, anyio.ClosedResourceError):
                         break  # the session ended
-                    await send({"type": "http.response.body", "body": encode_event(encode_bytes(item.message)), "more_body": True})
+                    stamp: Any = item.metadata
+                    event_id = stamp.event_id if type(stamp) is _Stamp else None
+                    await send({"type": "http.response.body", "more_body": True,
+                                "body": encode_event(encode_bytes(item.message), event_id=event_id)})
                 tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:
+        except _GONE:
             pass  # the client went away
         finally:
             session.get_scope = None
@@ -704,9 +888,13 @@ class StreamableHTTPSessionManager:
             session.connections -= 1
             session.last_active = time.monotonic()
 
-    async def _replay(self, session: _HttpSession, send: Send, receive: Receive, last_event_id: str) -> None:
+    async def _replay(self, session: _HttpSession, send: Send, receive: Receive, last_event_id: str, *,
+                      priming: bool) -> None:
         """Resume a POST stream of `session`: replay what the client missed, then stay attached to
-        the live request until its final response (or end at once when it is already finished)."""
+        the live request until its final response (or end at once when it is already finished).
+        An event id the store does not know, or one of another session's stream, gets an empty
+        stream (as officially for the former). Re-attaching to a live request opens with a fresh
+        priming event for clients that understand one."""
         assert self.event_store is not None
         store = self.event_store
         missed: list[EventMessage] = []
@@ -720,7 +908,9 @@ class StreamableHTTPSessionManager:
             await _send_error(send, 503, None, exc.code, exc.message)
             return
         if stream is None or not stream.startswith(session.id + "/"):
-            await _send_error(send, 404, None, INVALID_REQUEST, "Unknown Last-Event-ID")
+            with suppress(*_GONE):
+                await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS + session.headers})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
             return
         ended = False
         last_seen = last_event_id
@@ -732,13 +922,14 @@ class StreamableHTTPSessionManager:
                 if ended:
                     return
                 last_seen = event.event_id
-                ended = "result" in event.message or "error" in event.message
+                message = wire_message(event.message)
+                ended = "result" in message or "error" in message
                 await send({"type": "http.response.body", "more_body": not ended,
-                            "body": encode_event(encode_bytes(event.message), event_id=event.event_id)})
+                            "body": encode_event(encode_bytes(message), event_id=event.event_id)})
 
         session.connections += 1
         try:
-            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+            await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS + session.headers})
             await emit()
             channel = self._live.get(stream)
             attached = False
@@ -749,6 +940,10 @@ class StreamableHTTPSessionManager:
                         await store.replay_events_after(last_seen, collect)
                         await emit()
                         if not ended and not channel.finished.is_set():
+                            if priming:
+                                event_id = await channel._store(None)
+                                await send({"type": "http.response.body", "more_body": True, "body": encode_event(
+                                    "", event=None, event_id=event_id, retry=channel.retry_interval)})
                             channel.attach(send)
                             attached = True
                 else:
@@ -778,19 +973,19 @@ class StreamableHTTPSessionManager:
                 return
             if not ended:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
-        except OSError:
+        except _GONE:
             pass
         except StoreUnavailable:  # the stream ends; the client resumes once the store is back
             logger.warning("resumed stream %s ended: the event store is unreachable", stream)
             with anyio.CancelScope(shield=True):
-                with suppress(OSError):
+                with suppress(*_GONE):
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             session.connections -= 1
             session.last_active = time.monotonic()
 
     async def _delete(self, send: Send, headers: dict[str, str]) -> None:
-        session = await self._session_for(send, headers)
+        session = await self._session_for(send, headers, deleting=True)
         if session is None:
             return
         if self._shared is not None:
@@ -800,7 +995,7 @@ class StreamableHTTPSessionManager:
                 await _send_error(send, 503, None, exc.code, exc.message)
                 return
         self._terminate(session)
-        await _send_body(send, 200, b"", [])
+        await _send_body(send, 200, b"", _JSON_HEADERS + session.headers)  # (as officially)
 
     # -- sessions -----------------------------------------------------------------------------
 
@@ -820,8 +1015,10 @@ class StreamableHTTPSessionManager:
         if len(self._sessions) >= self.max_sessions and not self._evict_one():
             return None
         outbox_send, outbox_recv = anyio.create_memory_object_stream[SessionMessage](256)
-        server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=WireSendStream(outbox_send), lifespan_context=context,
-                                       drop_when_full=True)
+        store = self.event_store
+        write: Any = WireSendStream(outbox_send) if store is None else StoringOutbox(outbox_send, store, session_id + STANDALONE_STREAM_SUFFIX)
+        server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=write, lifespan_context=context,
+                                       drop_when_full=store is None)
         session = _HttpSession(session_id, server_session, outbox_recv, client)
         self._sessions[session_id] = session
         self.sessions_per_client.opened(client)
@@ -1046,9 +1243,10 @@ async def _send_refusal(send: Send, status: int, text: str) -> None:
     await _send_body(send, status, text.encode(), [])
 
 
-async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str, data: Any = None) -> None:
+async def _send_error(send: Send, status: int, request_id: Any, code: int, message: str, data: Any = None, *,
+                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
     body = encode_bytes(m.error_response(request_id, code, message, data))
-    await _send_body(send, status, body, _JSON_HEADERS)
+    await _send_body(send, status, body, _JSON_HEADERS + headers if headers else _JSON_HEADERS)
 
 
 def __getattr__(name: str) -> Any:

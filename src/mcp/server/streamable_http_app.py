@@ -71,7 +71,7 @@ def build_app(
         endpoint, auth_routes = wrap_with_auth(endpoint, token_verifier=token_verifier, auth=auth,
                                                mcp_path=streamable_http_path, auth_server_provider=auth_server_provider,
                                                scope_requirements=getattr(server, "scope_requirements", None))
-    mcp_route = Route(streamable_http_path, endpoint=endpoint, methods=["GET", "POST", "DELETE"])
+    mcp_route = Route(streamable_http_path, endpoint=endpoint)  # every method: the endpoint answers 405 itself
     routes = [mcp_route, *auth_routes, *(custom_starlette_routes or [])]
     return _app_class()(mcp_route, debug=debug, routes=routes, lifespan=lifespan)
 
@@ -91,7 +91,7 @@ def _app_class() -> Any:
             What Starlette would do for them is only routing (the MCP route comes first, so nothing
             else can match its path) and error middleware that has nothing to catch; skipping it
             is a measurable share of a small request's cost. Anything else (other paths, a mount
-            prefix, other methods, added middleware or exception handlers, debug) goes through
+            prefix, added middleware or exception handlers, debug) goes through
             Starlette as usual."""
 
             def __init__(self, mcp_route: Any, **kwargs: Any) -> None:
@@ -105,7 +105,7 @@ def _app_class() -> Any:
 
             async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
                 if (scope["type"] == "http" and scope["path"] == self._mcp_path and not scope.get("root_path")
-                        and scope["method"] in self._mcp_route.methods and self._may_bypass()):
+                        and self._may_bypass()):
                     scope["app"] = self
                     scope["router"] = self.router
                     scope["route"] = self._mcp_route

@@ -24,11 +24,13 @@ from anyio.abc import TaskGroup
 from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp.server.streamable_http import (
     SESSION_ID_PATTERN,
+    STANDALONE_STREAM_SUFFIX,
     EventStore,
     Receive,
     ResponseChannel,
     Scope,
     Send,
+    StoringOutbox,
     StreamableHTTPSessionManager,
     _HttpSession,  # pyright: ignore[reportPrivateUsage]
     _send_error,  # pyright: ignore[reportPrivateUsage]
@@ -200,7 +202,11 @@ class StreamableHTTPServerTransport:
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
-                tg.start_soon(_route_standalone, write_recv, outbox_send)
+                store = self._event_store
+                outbox: Any = outbox_send
+                if store is not None and self.mcp_session_id is not None:
+                    outbox = StoringOutbox(outbox_send, store, self.mcp_session_id + STANDALONE_STREAM_SUFFIX)
+                tg.start_soon(_route_standalone, write_recv, outbox)
                 try:
                     yield WireReceiveStream(read_recv), WireSendStream(write_send)
                 finally:
@@ -266,11 +272,15 @@ class StreamableHTTPServerTransport:
 
 
 async def _route_standalone(write_recv: MemoryObjectReceiveStream[SessionMessage],
-                            outbox: MemoryObjectSendStream[SessionMessage]) -> None:
+                            outbox: MemoryObjectSendStream[SessionMessage] | StoringOutbox) -> None:
     """Move what the server writes outside any request to the GET stream's queue, dropping (with
-    a warning) what no client reads, so that the server never blocks on an absent GET stream."""
+    a warning) what no client reads, so that the server never blocks on an absent GET stream
+    (with an event store, each is stored on the way)."""
     async for item in write_recv:
         try:
+            if isinstance(outbox, StoringOutbox):
+                await outbox.send_wire(item)
+                continue
             outbox.send_nowait(item)
         except anyio.WouldBlock:
             logger.warning("dropping %s: no client is reading the session's GET stream",

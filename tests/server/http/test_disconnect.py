@@ -1,4 +1,6 @@
-"""A client that goes away mid-call cancels the handler; the server keeps serving everyone else."""
+"""A client that goes away mid-call: a session-less call is cancelled; a session's call runs on, as
+officially (a disconnect is no cancellation; the client cancels with `notifications/cancelled`).
+Either way the server keeps serving everyone else."""
 
 from typing import Any
 
@@ -32,8 +34,29 @@ async def call_then_hang_up(client: httpx.AsyncClient, probe: Any, message: dict
         tg.cancel_scope.cancel()
 
 
-@pytest.mark.parametrize("mode", ["sse", "json", "stateless", "2026"])
-async def test_a_client_that_disconnects_mid_call_cancels_the_handler(wire: str, mode: str) -> None:
+@pytest.mark.parametrize("mode", ["sse", "json"])
+async def test_a_sessions_call_outlives_its_clients_connection_until_cancelled(wire: str, mode: str) -> None:
+    mcp = build_server()
+    probe = mcp.probe
+    with anyio.fail_after(20):
+        async with connect(wire, mcp.streamable_http_app(json_response=mode == "json")) as client:
+            session_id = await open_session(client)
+            await call_then_hang_up(client, probe, tool_call(1, "block"), legacy_headers(session_id))
+            response = await client.post("/mcp", json=tool_call(2, "echo", {"text": "next"}),
+                                         headers=legacy_headers(session_id))
+            assert text_of(messages_of(response)[-1]) == "next"
+            assert not probe.cancelled.is_set()
+            cancel = notification("notifications/cancelled", {"requestId": 1, "reason": "gone"})
+            assert (await client.post("/mcp", json=cancel, headers=legacy_headers(session_id))).status_code == 202
+            await probe.cancelled.wait()
+            await probe.finished.wait()
+            session = mcp.session_manager._sessions[session_id]
+            assert session.server_session.peer._in_flight == {}
+            assert not session.busy
+
+
+@pytest.mark.parametrize("mode", ["stateless", "2026"])
+async def test_a_client_that_disconnects_mid_session_less_call_cancels_the_handler(wire: str, mode: str) -> None:
     mcp = build_server()
     probe = mcp.probe
     options: dict[str, Any] = {"json_response": mode == "json", "stateless_http": mode == "stateless"}
@@ -42,43 +65,34 @@ async def test_a_client_that_disconnects_mid_call_cancels_the_handler(wire: str,
             if mode == "2026":
                 message = modern_tool_call(1, "block")
                 headers = modern_headers(message)
-                session_id = None
-            elif mode == "stateless":
-                message, headers, session_id = tool_call(1, "block"), legacy_headers(), None
             else:
-                session_id = await open_session(client)
-                message, headers = tool_call(1, "block"), legacy_headers(session_id)
+                message, headers = tool_call(1, "block"), legacy_headers()
             await call_then_hang_up(client, probe, message, headers)
             await probe.cancelled.wait()
             await probe.finished.wait()
 
-            # the server still serves, the session included
+            # the server still serves
             if mode == "2026":
                 again = modern_tool_call(2, "echo", {"text": "next"})
                 response = await client.post("/mcp", json=again, headers=modern_headers(again))
             else:
-                response = await client.post("/mcp", json=tool_call(2, "echo", {"text": "next"}),
-                                             headers=legacy_headers(session_id))
-            assert text_of(response.json()) == "next"
-            if session_id is not None:
-                session = mcp.session_manager._sessions[session_id]
-                assert session.server_session.peer._in_flight == {}
-                assert not session.busy
+                response = await client.post("/mcp", json=tool_call(2, "echo", {"text": "next"}), headers=legacy_headers())
+            assert text_of(messages_of(response)[-1]) == "next"
 
 
-async def test_dropping_a_started_sse_response_cancels_the_handler(wire: str) -> None:
+async def test_dropping_a_started_sse_response_does_not_cancel_the_sessions_call(wire: str) -> None:
     mcp = build_server()
     probe = mcp.probe
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
             session_id = await open_session(client)
-            async with client.stream("POST", "/mcp", json=tool_call(1, "slow_steps", {"steps": 50, "pause": 0.05},
+            async with client.stream("POST", "/mcp", json=tool_call(1, "slow_steps", {"steps": 10, "pause": 0.05},
                                                                      progress_token=1),
                                      headers=legacy_headers(session_id)) as post, SSEStream(post) as stream:
                 first = await stream.next_message()
                 assert first is not None and first["method"] == "notifications/progress"
-            await probe.cancelled.wait()
             await probe.finished.wait()
+            assert not probe.cancelled.is_set()
             assert mcp.session_manager._sessions[session_id].server_session.peer._in_flight == {}
 
 
@@ -99,8 +113,10 @@ async def test_one_client_hanging_up_does_not_disturb_calls_of_other_clients(wir
             async with anyio.create_task_group() as tg:
                 tg.start_soon(steady)
                 await call_then_hang_up(client, probe, tool_call(1, "block"), legacy_headers(quitter))
-            await probe.cancelled.wait()
             assert results == ["counted 20"]
+            cancel = notification("notifications/cancelled", {"requestId": 1})
+            assert (await client.post("/mcp", json=cancel, headers=legacy_headers(quitter))).status_code == 202
+            await probe.cancelled.wait()
 
 
 async def test_notifications_cancelled_cancels_a_legacy_call_and_ends_its_http_exchange(wire: str) -> None:
@@ -151,4 +167,4 @@ async def test_an_asgi_server_that_raises_on_writes_after_a_disconnect_crashes_n
                 tg.cancel_scope.cancel()
             await probe.finished.wait()
             ok = await client.post("/mcp", json=follow_up, headers=follow_up_headers)
-            assert ok.json()["result"]["content"][0]["text"] == "fine"
+            assert messages_of(ok)[-1]["result"]["content"][0]["text"] == "fine"

@@ -46,16 +46,18 @@ def assert_json(response: httpx.Response) -> None:
 # -- stateful, SSE allowed (the default) ---------------------------------------------------------------
 
 
-async def test_a_stateful_server_opens_a_session_with_a_visible_ascii_id_and_answers_plain_calls_as_json(wire: str) -> None:
+async def test_a_stateful_server_opens_a_session_with_a_visible_ascii_id_and_answers_every_call_as_sse(wire: str) -> None:
+    """As officially (json_response=False): even a lone answer goes out as an SSE stream, which
+    names the session."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
             response = await client.post("/mcp", json=initialize(), headers=legacy_headers(version=None))
             assert response.status_code == 200
-            assert_json(response)
+            assert_sse_headers(response)
             session_id = response.headers["mcp-session-id"]
             assert VISIBLE_ASCII.match(session_id)
-            result = response.json()["result"]
+            result = messages_of(response)[-1]["result"]
             assert result["protocolVersion"] == LEGACY
             assert result["serverInfo"]["name"] == "http-test"
 
@@ -66,11 +68,11 @@ async def test_a_stateful_server_opens_a_session_with_a_visible_ascii_id_and_ans
 
             call = await client.post("/mcp", json=tool_call(2, "echo", {"text": "hi"}), headers=legacy_headers(session_id))
             assert call.status_code == 200
-            assert_json(call)
-            assert "mcp-session-id" not in call.headers
-            assert call.json()["id"] == 2
-            assert text_of(call.json()) == "hi"
-            assert "resultType" not in call.json()["result"]  # not part of 2025-11-25
+            assert_sse_headers(call)
+            assert call.headers["mcp-session-id"] == session_id
+            assert messages_of(call)[-1]["id"] == 2
+            assert text_of(messages_of(call)[-1]) == "hi"
+            assert "resultType" not in messages_of(call)[-1]["result"]  # not part of 2025-11-25
 
 
 async def test_a_call_that_reports_progress_is_answered_with_an_unbuffered_sse_stream(wire: str) -> None:
@@ -99,7 +101,7 @@ async def test_the_2026_wire_is_served_on_the_same_endpoint_without_a_session(wi
             assert response.status_code == 200
             assert_json(response)
             assert "mcp-session-id" not in response.headers
-            result = response.json()["result"]
+            result = messages_of(response)[-1]["result"]
             assert result["resultType"] == "complete"
             assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "http-test"
             assert result["content"][0]["text"] == "modern"
@@ -116,33 +118,29 @@ async def test_the_2026_wire_is_served_on_the_same_endpoint_without_a_session(wi
             discover = modern(9, "server/discover")
             response = await client.post("/mcp", json=discover, headers=modern_headers(discover))
             assert response.status_code == 200
-            assert "2026-07-28" in response.json()["result"]["supportedVersions"]
+            assert "2026-07-28" in messages_of(response)[-1]["result"]["supportedVersions"]
 
 
 # -- stateful, JSON responses only ---------------------------------------------------------------------
 
 
-async def test_a_json_response_server_answers_with_one_json_body_and_routes_progress_to_the_get_stream(wire: str) -> None:
+async def test_a_json_response_server_answers_with_one_json_body_and_drops_the_calls_progress(wire: str) -> None:
+    """As officially: a JSON body carries only the answer; what relates to the call has no wire."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app(json_response=True)) as client:
             session_id = await open_session(client)
-            async with client.stream("GET", "/mcp", headers=legacy_headers(session_id, accept="text/event-stream")) as get, SSEStream(get) as stream:
-                assert get.status_code == 200
-                assert_sse_headers(get)
-                response = await client.post("/mcp", json=tool_call(3, "progress", {"steps": 2}, progress_token="t"),
-                                             headers=legacy_headers(session_id))
-                assert response.status_code == 200
-                assert_json(response)
-                assert text_of(response.json()) == "counted 2"
-                on_get = [await stream.next_message(), await stream.next_message()]
-                assert [m["params"]["progress"] for m in on_get if m is not None] == [1, 2]
+            response = await client.post("/mcp", json=tool_call(3, "progress", {"steps": 2}, progress_token="t"),
+                                         headers=legacy_headers(session_id))
+            assert response.status_code == 200
+            assert_json(response)
+            assert text_of(messages_of(response)[-1]) == "counted 2"
 
             modern_call = modern_tool_call(4, "progress", {"steps": 2}, progress_token="m")
             response = await client.post("/mcp", json=modern_call, headers=modern_headers(modern_call))
             assert response.status_code == 200
             assert_json(response)
-            assert response.json()["result"]["resultType"] == "complete"
+            assert messages_of(response)[-1]["result"]["resultType"] == "complete"
 
 
 async def test_a_json_response_server_refuses_a_client_that_accepts_only_sse(wire: str) -> None:
@@ -166,12 +164,12 @@ async def test_a_stateless_server_answers_both_eras_without_sessions_and_refuses
             response = await client.post("/mcp", json=initialize(), headers=legacy_headers(version=None))
             assert response.status_code == 200
             assert "mcp-session-id" not in response.headers
-            assert response.json()["result"]["protocolVersion"] == LEGACY
+            assert messages_of(response)[-1]["result"]["protocolVersion"] == LEGACY
 
             call = await client.post("/mcp", json=tool_call(2, "echo", {"text": "no session"}), headers=legacy_headers())
             assert call.status_code == 200
             assert "mcp-session-id" not in call.headers
-            assert text_of(call.json()) == "no session"
+            assert text_of(messages_of(call)[-1]) == "no session"
 
             streamed = await client.post("/mcp", json=tool_call(3, "progress", {"steps": 1}, progress_token=1),
                                          headers=legacy_headers())
@@ -182,7 +180,7 @@ async def test_a_stateless_server_answers_both_eras_without_sessions_and_refuses
             response = await client.post("/mcp", json=modern_call, headers=modern_headers(modern_call))
             assert response.status_code == 200
             assert "mcp-session-id" not in response.headers
-            assert response.json()["result"]["resultType"] == "complete"
+            assert messages_of(response)[-1]["result"]["resultType"] == "complete"
 
             get = await client.get("/mcp", headers={"accept": "text/event-stream"})
             assert get.status_code == 405
@@ -226,7 +224,8 @@ async def test_concurrent_stateless_requests_with_the_same_id_are_all_answered(w
 # -- the standalone GET stream -------------------------------------------------------------------------
 
 
-async def test_a_notification_sent_while_a_call_runs_goes_on_that_calls_sse_response(wire: str) -> None:
+async def test_a_notification_related_to_no_request_stays_off_the_calls_sse_response(wire: str) -> None:
+    """As officially: a list-changed notification names no request, so it is for the GET stream."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
@@ -234,8 +233,8 @@ async def test_a_notification_sent_while_a_call_runs_goes_on_that_calls_sse_resp
             response = await client.post("/mcp", json=tool_call(2, "notify"), headers=legacy_headers(session_id))
             assert_sse_headers(response)
             messages = messages_of(response)
-            assert messages[0] == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
-            assert text_of(messages[1]) == "notified"
+            assert len(messages) == 1
+            assert text_of(messages[0]) == "notified"
 
 
 async def test_the_get_stream_delivers_notifications_that_cannot_go_on_the_post(wire: str) -> None:
@@ -246,9 +245,9 @@ async def test_the_get_stream_delivers_notifications_that_cannot_go_on_the_post(
             async with client.stream("GET", "/mcp", headers=legacy_headers(session_id, accept="text/event-stream")) as get, SSEStream(get) as stream:
                 assert get.status_code == 200
                 assert_sse_headers(get)
-                assert "mcp-session-id" not in get.headers
+                assert get.headers["mcp-session-id"] == session_id
                 response = await client.post("/mcp", json=tool_call(2, "notify"), headers=legacy_headers(session_id))
-                assert response.json()["result"]["content"][0]["text"] == "notified"
+                assert messages_of(response)[-1]["result"]["content"][0]["text"] == "notified"
                 assert_json(response)
                 assert await stream.next_message() == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 
@@ -273,7 +272,7 @@ async def test_a_handler_can_close_the_get_stream_and_what_follows_waits_for_the
             headers = legacy_headers(session_id, accept="text/event-stream")
             async with client.stream("GET", "/mcp", headers=headers) as get, SSEStream(get) as stream:
                 response = await client.post("/mcp", json=tool_call(2, "end_get_stream"), headers=legacy_headers(session_id))
-                assert text_of(response.json()) == "closed"
+                assert text_of(messages_of(response)[-1]) == "closed"
                 assert await stream.rest() == []  # closed by the handler
             with anyio.fail_after(5):
                 while True:  # reopen (the old stream's exchange ends on the server shortly after)
@@ -324,7 +323,7 @@ async def test_deleting_a_session_ends_it_and_its_get_stream(wire: str) -> None:
             assert (await client.delete("/mcp", headers=legacy_headers(session_id))).status_code == 404
 
             still = await client.post("/mcp", json=tool_call(4, "echo", {"text": "alive"}), headers=legacy_headers(other))
-            assert text_of(still.json()) == "alive"
+            assert text_of(messages_of(still)[-1]) == "alive"
 
 
 async def test_an_unknown_session_is_404_and_a_missing_session_id_is_400(wire: str) -> None:
@@ -344,13 +343,16 @@ async def test_an_unknown_session_is_404_and_a_missing_session_id_is_400(wire: s
 
             response = await client.post("/mcp", json=call, headers=missing)
             assert response.status_code == 400
-            assert response.json()["error"]["code"] == -32600
-            assert response.json()["id"] == 5
+            assert response.json() == {"jsonrpc": "2.0", "id": None,  # as officially
+                                       "error": {"code": -32600, "message": "Bad Request: Missing session ID"}}
             assert (await client.get("/mcp", headers={**missing, "accept": "text/event-stream"})).status_code == 400
             assert (await client.delete("/mcp", headers=missing)).status_code == 400
 
 
-async def test_a_wrong_protocol_version_header_is_400_on_post_get_and_delete(wire: str) -> None:
+async def test_an_unknown_protocol_version_header_is_the_2026_entrys_to_refuse(wire: str) -> None:
+    """As officially: only handshake-era versions (or none) reach the session transport; a request
+    under any other version without the 2026-07-28 envelope fails its first rung (-32602), and
+    that entry serves POST only."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
@@ -358,17 +360,14 @@ async def test_a_wrong_protocol_version_header_is_400_on_post_get_and_delete(wir
             headers = legacy_headers(session_id, version="1999-01-01")
             response = await client.post("/mcp", json=tool_call(6, "echo", {"text": "x"}), headers=headers)
             assert response.status_code == 400
-            error = response.json()["error"]
             assert response.json()["id"] == 6
-            assert error["code"] == -32022
-            assert error["data"]["requested"] == "1999-01-01"
-            assert LEGACY in error["data"]["supported"]
+            assert response.json()["error"]["code"] == -32602
             get = await client.get("/mcp", headers={**headers, "accept": "text/event-stream"})
-            assert get.status_code == 400
-            assert (await client.delete("/mcp", headers=headers)).status_code == 400
+            assert get.status_code == 405
+            assert (await client.delete("/mcp", headers=headers)).status_code == 405
             # the session is still there
             ok = await client.post("/mcp", json=tool_call(7, "echo", {"text": "ok"}), headers=legacy_headers(session_id))
-            assert text_of(ok.json()) == "ok"
+            assert text_of(messages_of(ok)[-1]) == "ok"
 
 
 async def test_get_needs_an_sse_accept_header_and_other_methods_are_405(wire: str) -> None:
@@ -386,18 +385,19 @@ async def test_get_needs_an_sse_accept_header_and_other_methods_are_405(wire: st
             assert modern_get.status_code == 405
 
 
-async def test_initialize_on_an_existing_session_is_refused(wire: str) -> None:
+async def test_initialize_on_an_existing_session_is_served_on_that_session(wire: str) -> None:
+    """As officially: the second initialize is answered as a fresh handshake, no new session."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
             session_id = await open_session(client)
             response = await client.post("/mcp", json=initialize(9), headers=legacy_headers(session_id, version=None))
-            assert response.status_code == 400
-            assert response.json()["id"] == 9
+            assert response.status_code == 200
+            assert messages_of(response)[-1]["id"] == 9
             assert mcp.session_manager.session_count == 1
 
 
-@pytest.mark.parametrize("accept", [ACCEPT_BOTH, "text/event-stream"])
+@pytest.mark.parametrize("accept", [ACCEPT_BOTH])
 @pytest.mark.parametrize("resumable", [False, True])
 async def test_a_failed_initialize_leaves_no_session_behind_and_names_none(wire: str, accept: str, resumable: bool) -> None:
     """Regression: the error answering a failed initialize carried an Mcp-Session-Id that had

@@ -67,12 +67,12 @@ async def test_two_servers_mounted_in_one_app_work_without_their_lifespans_being
             for prefix, owner in (("/a", "alpha"), ("/b", "beta")):
                 response = await client.post(f"{prefix}/mcp", json=tool_call(2, "whoami"),
                                              headers=legacy_headers(ids[prefix]))
-                assert text_of(response.json()) == owner
+                assert text_of(messages_of(response)[-1]) == owner
                 init = await client.post(f"{prefix}/mcp", json=initialize(), headers=legacy_headers(version=None))
-                assert init.json()["result"]["serverInfo"]["name"] == owner
+                assert messages_of(init)[-1]["result"]["serverInfo"]["name"] == owner
                 call = modern_tool_call(3, "whoami")
                 response = await client.post(f"{prefix}/mcp", json=call, headers=modern_headers(call))
-                assert response.json()["result"]["content"][0]["text"] == owner
+                assert messages_of(response)[-1]["result"]["content"][0]["text"] == owner
             # a session id of one server means nothing to the other
             wrong = await client.post("/b/mcp", json=tool_call(4, "whoami"), headers=legacy_headers(ids["/a"]))
             assert wrong.status_code == 404
@@ -147,7 +147,7 @@ async def test_the_server_lifespan_runs_once_for_the_life_of_a_standalone_app(wi
             assert entered == ["in"]  # entered by the app's lifespan, before any request
             session_id = await open_session(client)
             response = await client.post("/mcp", json=tool_call(2, "whoami"), headers=legacy_headers(session_id))
-            assert text_of(response.json()) == "solo"
+            assert text_of(messages_of(response)[-1]) == "solo"
             assert exited == []
         assert exited == ["out"]
         assert entered == ["in"]

@@ -14,6 +14,7 @@ from httpkit import (
     build_server,
     connect,
     legacy_headers,
+    messages_of,
     modern_headers,
     modern_tool_call,
     open_session,
@@ -66,7 +67,7 @@ async def test_a_body_declared_larger_than_the_limit_is_refused_with_413_without
                 assert streamed.pulled == 0
             ok = await client.post("/mcp", json=tool_call(2, "echo", {"text": "still here"}),
                                    headers=legacy_headers(session_id))
-            assert text_of(ok.json()) == "still here"
+            assert text_of(messages_of(ok)[-1]) == "still here"
 
 
 async def test_a_streamed_body_without_content_length_is_cut_off_at_the_limit(wire: str) -> None:
@@ -81,7 +82,7 @@ async def test_a_streamed_body_without_content_length_is_cut_off_at_the_limit(wi
             if wire != "uvicorn":
                 assert streamed.pulled <= LIMIT // 256 + 2  # stopped reading as soon as it knew
             ok = await client.post("/mcp", json=tool_call(2, "echo", {"text": "fine"}), headers=legacy_headers(session_id))
-            assert text_of(ok.json()) == "fine"
+            assert text_of(messages_of(ok)[-1]) == "fine"
 
 
 async def test_a_body_at_the_limit_is_accepted(wire: str) -> None:
@@ -95,7 +96,7 @@ async def test_a_body_at_the_limit_is_accepted(wire: str) -> None:
             session_id = await open_session(client)
             response = await client.post("/mcp", content=body, headers=legacy_headers(session_id))
             assert response.status_code == 200
-            assert text_of(response.json()) == "y" * padding
+            assert text_of(messages_of(response)[-1]) == "y" * padding
 
 
 async def test_the_limit_applies_to_the_2026_wire_too(wire: str) -> None:
@@ -107,7 +108,8 @@ async def test_the_limit_applies_to_the_2026_wire_too(wire: str) -> None:
             assert response.status_code == 413
 
 
-async def test_a_wrong_content_type_is_415_and_charset_parameters_are_fine(wire: str) -> None:
+async def test_a_wrong_content_type_is_400_and_charset_parameters_are_fine(wire: str) -> None:
+    """As officially: the Content-Type is checked with Host and Origin, a plain-text 400."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
@@ -116,23 +118,26 @@ async def test_a_wrong_content_type_is_415_and_charset_parameters_are_fine(wire:
             for content_type in ("text/plain", "application/x-www-form-urlencoded", ""):
                 response = await client.post("/mcp", content=body,
                                              headers={**legacy_headers(session_id), "content-type": content_type})
-                assert response.status_code == 415, content_type
-                assert response.json()["error"]["code"] == -32600
+                assert (response.status_code, response.text) == (400, "Invalid Content-Type header"), content_type
             response = await client.post("/mcp", content=body, headers={
                 **legacy_headers(session_id), "content-type": "Application/JSON; charset=utf-8"})
             assert response.status_code == 200
-            assert text_of(response.json()) == "t"
+            assert text_of(messages_of(response)[-1]) == "t"
 
 
-async def test_an_accept_header_without_json_or_sse_is_406(wire: str) -> None:
+async def test_an_accept_header_without_both_json_and_sse_is_406(wire: str) -> None:
+    """As officially: an SSE-answering server needs both types accepted (wildcards count)."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
             session_id = await open_session(client)
             call = tool_call(2, "echo", {"text": "a"})
-            response = await client.post("/mcp", json=call, headers=legacy_headers(session_id, accept="text/html"))
-            assert response.status_code == 406
-            for accept in ("application/json", "text/event-stream", "*/*", "application/*"):
+            for accept in ("text/html", "application/json", "text/event-stream", "application/*"):
+                response = await client.post("/mcp", json=call, headers=legacy_headers(session_id, accept=accept))
+                assert response.status_code == 406, accept
+                assert response.json()["error"]["message"] == (
+                    "Not Acceptable: Client must accept both application/json and text/event-stream")
+            for accept in ("*/*", "application/*, text/*"):
                 response = await client.post("/mcp", json=call, headers=legacy_headers(session_id, accept=accept))
                 assert response.status_code == 200, accept
 
@@ -156,16 +161,17 @@ async def test_unparsable_json_is_400_with_a_parse_error(wire: str, body: bytes)
     {"id": 4, "method": "ping"},
     {"jsonrpc": "2.0", "id": 5, "method": 7},
 ])
-async def test_batches_and_malformed_envelopes_are_400_invalid_request(wire: str, payload: object) -> None:
+async def test_batches_and_malformed_envelopes_are_400_invalid_params(wire: str, payload: object) -> None:
+    """As officially: a body that is no single JSON-RPC message fails validation (-32602, id null)."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, mcp.streamable_http_app()) as client:
             session_id = await open_session(client)
             response = await client.post("/mcp", json=payload, headers=legacy_headers(session_id))
             assert response.status_code == 400
-            assert response.json()["error"]["code"] == -32600
-            if isinstance(payload, dict) and payload.get("jsonrpc") is None:
-                assert response.json()["id"] == 4  # echoed when usable
+            assert response.json()["error"]["code"] == -32602
+            assert response.json()["error"]["message"].startswith("Validation error: ")
+            assert response.json()["id"] is None
 
 
 async def test_refused_requests_leave_every_session_working(wire: str) -> None:
@@ -187,7 +193,7 @@ async def test_refused_requests_leave_every_session_working(wire: str) -> None:
             for n, session_id in enumerate((first, second)):
                 ok = await client.post("/mcp", json=tool_call(n, "echo", {"text": session_id}),
                                        headers=legacy_headers(session_id))
-                assert text_of(ok.json()) == session_id
+                assert text_of(messages_of(ok)[-1]) == session_id
             assert mcp.session_manager.session_count == 2
 
 
@@ -227,7 +233,7 @@ async def test_a_client_gone_before_its_body_arrived_is_not_answered_and_breaks_
             scope = raw_scope("/mcp", headers=[(b"mcp-session-id", session_id.encode())])
             assert await drive_half_sent_body(app, scope) == []
             ok = await client.post("/mcp", json=tool_call(2, "echo", {"text": "still"}), headers=legacy_headers(session_id))
-            assert text_of(ok.json()) == "still"
+            assert text_of(messages_of(ok)[-1]) == "still"
 
         legacy = build_server().sse_app()
         async with asgi_client(legacy, lifespan=True) as client, \

@@ -14,8 +14,11 @@ from httpkit import (
     text_of,
     tool_call,
 )
+from pydantic import BaseModel
 
 from mcp.server.event_store import InMemoryEventStore
+from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp.types import JSONRPCMessage, JSONRPCResponse, jsonrpc_message_adapter
 
 pytestmark = pytest.mark.anyio
 
@@ -160,20 +163,23 @@ async def test_a_session_cannot_resume_another_sessions_stream(wire: str) -> Non
                 last_event_id = stream.last_event_id
             assert last_event_id is not None
             stolen = await client.get("/mcp", headers=resume_headers(intruder, last_event_id))
-            assert stolen.status_code == 404
-            assert "reconnected" not in stolen.text
+            assert stolen.status_code == 200  # as for an unknown id: an empty stream
+            assert messages_of(stolen) == []
             mine = await client.get("/mcp", headers=resume_headers(owner, last_event_id))
             assert text_of(messages_of(mine)[-1]) == "reconnected"
 
 
-async def test_an_unknown_last_event_id_is_404(wire: str) -> None:
+async def test_an_unknown_last_event_id_gets_an_empty_stream(wire: str) -> None:
+    """As officially: nothing to replay, and nothing to attach to."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, resumable_app(mcp)) as client:
             session_id = await open_session(client)
             for bad in ("999999", "not-a-number"):
                 response = await client.get("/mcp", headers=resume_headers(session_id, bad))
-                assert response.status_code == 404
+                assert response.status_code == 200
+                assert response.headers["content-type"].startswith("text/event-stream")
+                assert response.content == b""
 
 
 async def test_resumption_streams_do_not_count_as_the_sessions_get_stream(wire: str) -> None:
@@ -193,15 +199,15 @@ async def test_resumption_streams_do_not_count_as_the_sessions_get_stream(wire: 
                 assert text_of(messages_of(resumed)[-1]) == "reconnected"
 
 
-async def test_with_an_event_store_a_json_only_client_still_gets_a_plain_json_answer(wire: str) -> None:
+async def test_a_client_that_accepts_only_json_is_refused_by_an_sse_server(wire: str) -> None:
+    """As officially: unless `json_response=True`, the client must accept both types."""
     mcp = build_server()
     with anyio.fail_after(20):
         async with connect(wire, resumable_app(mcp)) as client:
             session_id = await open_session(client)
             response = await client.post("/mcp", json=tool_call(2, "echo", {"text": "j"}),
                                          headers=legacy_headers(session_id, accept="application/json"))
-            assert response.headers["content-type"].startswith("application/json")
-            assert text_of(response.json()) == "j"
+            assert response.status_code == 406
 
 
 async def test_a_stateless_server_ignores_the_event_store_and_cancels_on_disconnect(wire: str) -> None:
@@ -234,3 +240,50 @@ async def test_without_an_event_store_closing_the_stream_is_a_no_op_and_the_answ
             messages = messages_of(response)
             assert [m["params"]["message"] for m in messages[:-1]] == ["before", "after"]
             assert text_of(messages[-1]) == "reconnected"
+
+
+class JsonTextStore(EventStore):
+    """An event store written to the official contract: it is given `JSONRPCMessage` models and
+    keeps their JSON text (`model_dump_json`), handing models back on replay."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str | None]] = []
+        self.given: list[object] = []
+
+    async def store_event(self, stream_id: str, message: JSONRPCMessage | None) -> str:
+        self.given.append(message)
+        self.rows.append((stream_id, None if message is None else message.model_dump_json(by_alias=True,
+                                                                                           exclude_unset=True)))
+        return str(len(self.rows))
+
+    async def replay_events_after(self, last_event_id: str, send_callback: EventCallback) -> str | None:
+        if not last_event_id.isdigit() or not 0 < int(last_event_id) <= len(self.rows):
+            return None
+        stream_id = self.rows[int(last_event_id) - 1][0]
+        for index in range(int(last_event_id), len(self.rows)):
+            row_stream, text = self.rows[index]
+            if row_stream == stream_id and text is not None:
+                await send_callback(EventMessage(jsonrpc_message_adapter.validate_json(text), str(index + 1)))
+        return stream_id
+
+
+async def test_an_official_style_event_store_gets_models_and_its_replay_is_delivered(wire: str) -> None:
+    store = JsonTextStore()
+    mcp = build_server()
+    with anyio.fail_after(20):
+        async with connect(wire, mcp.streamable_http_app(event_store=store, retry_interval=100)) as client:
+            session_id = await open_session(client)
+            async with client.stream("POST", "/mcp", json=tool_call(2, "reconnect", progress_token="r"),
+                                     headers=legacy_headers(session_id)) as post, SSEStream(post) as stream:
+                before = await stream.next_message()
+                assert before is not None and before["params"]["message"] == "before"
+                assert await stream.next_message() is None  # closed before the result
+                last_event_id = stream.last_event_id
+            assert last_event_id is not None
+            async with client.stream("GET", "/mcp", headers=resume_headers(session_id, last_event_id)) as get, \
+                    SSEStream(get) as resumed:
+                rest = await resumed.rest()
+            assert rest[0]["params"]["message"] == "after"
+            assert text_of(rest[-1]) == "reconnected"
+    assert all(message is None or isinstance(message, BaseModel) for message in store.given)
+    assert any(isinstance(message, JSONRPCResponse) for message in store.given)
