@@ -18,6 +18,9 @@ from mcp.server.mcpserver import Context
 pytestmark = pytest.mark.anyio
 
 TOOLS_CHANGED = "notifications/tools/list_changed"
+#: Sent by every tool after its tools notices: notifications tied to no request ride the session's
+#: GET stream in order, so once this one arrives every notice of the call has arrived too.
+MARKER = "notifications/resources/list_changed"
 
 
 @pytest.fixture
@@ -32,6 +35,7 @@ def build() -> MCPServer:
     async def both_forms(ctx: Context) -> str:
         await ctx.notify_tools_changed()
         await ctx.session.send_tool_list_changed()
+        await ctx.session.send_resource_list_changed()
         return "done"
 
     @mcp.tool()
@@ -39,12 +43,14 @@ def build() -> MCPServer:
         for _ in range(2):
             await ctx.notify_tools_changed()
             await ctx.session.send_tool_list_changed()
+        await ctx.session.send_resource_list_changed()
         return "done"
 
     @mcp.tool()
     async def session_form_twice(ctx: Context) -> str:
         await ctx.session.send_tool_list_changed()
         await ctx.session.send_tool_list_changed()
+        await ctx.session.send_resource_list_changed()
         return "done"
 
     return mcp
@@ -54,10 +60,13 @@ async def _notices(*calls: str) -> list[int]:
     """Per tool call in order, how many tools/list_changed the caller received during it; the
     client re-lists the tools between calls, as a client acting on the notice does."""
     received: list[str] = []
+    marked = anyio.Event()
 
     async def collect(message: Any) -> None:
         method = getattr(message, "method", None)
-        if method is not None:
+        if method == MARKER:
+            marked.set()
+        elif method is not None:
             received.append(method)
 
     counts: list[int] = []
@@ -66,7 +75,9 @@ async def _notices(*calls: str) -> list[int]:
         async with uvicorn_server(app) as base, Client(f"{base}/mcp", mode="legacy", message_handler=collect) as client:
             for name in calls:
                 received.clear()
+                marked = anyio.Event()
                 assert (await client.call_tool(name, {})).is_error is False
+                await marked.wait()
                 counts.append(received.count(TOOLS_CHANGED))
                 await client.list_tools()
     return counts
