@@ -97,7 +97,8 @@ async def test_client_and_server_share_one_trace_over_http(otel: Captured, mode:
 async def _post_call(meta_extra: dict[str, Any]) -> dict[str, Any]:
     message = modern(1, "tools/call", {"name": "search_books", "arguments": {"query": "dune"}},
                      meta=modern_meta(**meta_extra))
-    async with asgi_client(bookshop().streamable_http_app(), lifespan=True) as http:
+    # A JSON-only Accept is what a JSON-answering server takes (an SSE-answering one says 406, as officially).
+    async with asgi_client(bookshop().streamable_http_app(json_response=True), lifespan=True) as http:
         response = await http.post("/mcp", json=message, headers=modern_headers(message, accept="application/json"))
     assert response.status_code == 200
     return response.json()
