@@ -42,6 +42,7 @@ from mcp._protocol.http import encode_header_value as encode_header_value
 from mcp._protocol.sse import SSEParser
 from mcp.client._http_library import HTTPErrors, errors_of
 from mcp.client.header_params import header_params, invalid_header_declaration
+from mcp.shared._request_clock import running
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
@@ -390,7 +391,8 @@ class StreamableHTTPTransport:
         with anyio.CancelScope() as scope:
             self._in_flight[request_id] = scope
             try:
-                await self._request(message)
+                with running(message):  # an OAuth login in this request's auth flow stops its clock
+                    await self._request(message)
             except self._errors.http as exc:
                 await self._fail(request_id, CONNECTION_CLOSED, f"Connection error: {_describe(exc)}")
             except Exception as exc:
