@@ -68,9 +68,13 @@ def build_app(
     if auth is not None:
         from mcp.server.auth.app import wrap_with_auth
 
-        endpoint, auth_routes = wrap_with_auth(endpoint, token_verifier=token_verifier, auth=auth,
-                                               mcp_path=streamable_http_path, auth_server_provider=auth_server_provider,
-                                               scope_requirements=getattr(server, "scope_requirements", None))
+        # without a token verifier the endpoint is not gated: only the metadata (and authorization
+        # server) routes are served, as in the official SDK's low-level server
+        gated, auth_routes = wrap_with_auth(endpoint, token_verifier=token_verifier, auth=auth,
+                                            mcp_path=streamable_http_path, auth_server_provider=auth_server_provider,
+                                            scope_requirements=getattr(server, "scope_requirements", None),
+                                            gate=token_verifier is not None)
+        endpoint = gated
     mcp_route = Route(streamable_http_path, endpoint=endpoint, methods=["GET", "POST", "DELETE"])
     routes = [mcp_route, *auth_routes, *(custom_starlette_routes or [])]
     return _app_class()(mcp_route, debug=debug, routes=routes, lifespan=lifespan)
