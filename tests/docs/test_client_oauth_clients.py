@@ -44,7 +44,8 @@ def test_every_provider_is_an_auth_of_both_libraries() -> None:
         client_metadata=OAuthClientMetadata(client_name="Reports", redirect_uris=[AnyUrl("http://127.0.0.1:3030/cb")]),
         storage=MemoryTokenStorage(), redirect_handler=_redirect, callback_handler=_callback)  # type: ignore[arg-type]
     machine = ClientCredentialsOAuthProvider(server_url="http://127.0.0.1:9/mcp", storage=MemoryTokenStorage(),
-                                             client_id="a", client_secret="b", scope="reports")
+                                             client_id="a", client_secret="b", scope="reports",
+                                             issuer="http://127.0.0.1:9")
     for provider in (browser, machine):
         assert isinstance(provider, httpx2.Auth)
         assert isinstance(provider, httpx.Auth)
@@ -79,7 +80,8 @@ async def test_client_credentials_get_a_token_with_no_human_and_replay_the_call(
         storage = MemoryTokenStorage()
         oauth = ClientCredentialsOAuthProvider(server_url=f"{base}/mcp", storage=storage,
                                                client_id=AuthWorld.CLIENT_ID, client_secret=AuthWorld.CLIENT_SECRET,
-                                               scope="reports", token_endpoint_auth_method=method)  # type: ignore[arg-type]
+                                               scope="reports", token_endpoint_auth_method=method,  # type: ignore[arg-type]
+                                               issuer=base)
         async with library.AsyncClient(auth=oauth, follow_redirects=True) as http_client:  # type: ignore[attr-defined]
             transport = streamable_http_client(f"{base}/mcp", http_client=http_client)
             async with Client(transport) as client:
@@ -98,8 +100,9 @@ async def test_client_credentials_get_a_token_with_no_human_and_replay_the_call(
 async def test_a_refused_token_request_is_an_oauth_token_error(library: object) -> None:
     with auth_world() as (_world, base), anyio.fail_after(30):
         oauth = ClientCredentialsOAuthProvider(server_url=f"{base}/mcp", storage=MemoryTokenStorage(),
-                                               client_id=AuthWorld.CLIENT_ID, client_secret="wrong", scope="reports")
+                                               client_id=AuthWorld.CLIENT_ID, client_secret="wrong", scope="reports",
+                                               issuer=base)
         async with library.AsyncClient(auth=oauth) as http_client:  # type: ignore[attr-defined]
-            with pytest.raises(OAuthTokenError, match=r"^Token request failed: HTTP 401"):
+            with pytest.raises(OAuthTokenError, match=r"^Token exchange failed \(401\): "):
                 async with Client(streamable_http_client(f"{base}/mcp", http_client=http_client)) as client:
                     await client.list_tools()

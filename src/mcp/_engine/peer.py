@@ -25,7 +25,6 @@ import collections
 import contextvars
 import itertools
 import logging
-import math
 import re
 from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
@@ -40,6 +39,7 @@ from mcp._engine.seam import WireReader, WireWriter, wire_reader, wire_writer
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
 from mcp.shared import _stream_protocols
+from mcp.shared._request_clock import request_clock
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
@@ -298,10 +298,12 @@ class Peer:
             raise ValueError(f"request id {request_id!r} is already awaiting a response")
         pending = _Pending(method)
         self._pending[request_id] = pending
+        request = m.request(request_id, method, params)
         try:
-            await self.send(m.request(request_id, method, params), metadata)
+            await self.send(request, metadata)
             try:
-                with anyio.move_on_after(math.inf if timeout is None else timeout) as scope:
+                # the clock stops while the request's auth flow waits on a person (an OAuth login)
+                with request_clock(timeout, request) as scope:
                     await pending.event.wait()
             except anyio.get_cancelled_exc_class():
                 if pending.response is None and not self.closed.is_set() and method != "initialize":

@@ -48,6 +48,7 @@ from mcp._protocol.http import encode_header_value as encode_header_value
 from mcp._protocol.sse import SSEParser
 from mcp.client._http_library import HTTPErrors, errors_of
 from mcp.client.header_params import header_params, invalid_header_declaration
+from mcp.shared._request_clock import running
 from mcp.shared.inbound import mcp_param_headers
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
@@ -374,7 +375,8 @@ class StreamableHTTPTransport:
         with anyio.CancelScope() as scope:
             self._in_flight[request_id] = scope
             try:
-                await self._request(message)
+                with running(message):  # an OAuth login in this request's auth flow stops its clock
+                    await self._request(message)
             except self._errors.http:
                 raise  # a request that reached no server fails the transport (see `_post_request`)
             except Exception as exc:

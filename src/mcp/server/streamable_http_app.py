@@ -68,9 +68,12 @@ def build_app(
     if auth is not None:
         from mcp.server.auth.app import wrap_with_auth
 
+        # without a token verifier the endpoint is not gated: only the metadata (and authorization
+        # server) routes are served, as in the official SDK's low-level server
         endpoint, auth_routes = wrap_with_auth(endpoint, token_verifier=token_verifier, auth=auth,
                                                mcp_path=streamable_http_path, auth_server_provider=auth_server_provider,
-                                               scope_requirements=getattr(server, "scope_requirements", None))
+                                               scope_requirements=getattr(server, "scope_requirements", None),
+                                               gate=token_verifier is not None)
     mcp_route = Route(streamable_http_path, endpoint=endpoint)  # every method: the endpoint answers 405 itself
     routes = [mcp_route, *auth_routes, *(custom_starlette_routes or [])]
     return _app_class()(mcp_route, debug=debug, routes=routes, lifespan=lifespan)

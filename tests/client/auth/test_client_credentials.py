@@ -19,17 +19,19 @@ from mcp.client.auth.extensions.client_credentials import (
     SignedJWTParameters,
     static_assertion_provider,
 )
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 pytestmark = pytest.mark.anyio
 
 
 def credentials_provider(world: Any, **kwargs: Any) -> ClientCredentialsOAuthProvider:
-    options: dict[str, Any] = {"client_id": "reporting-agent", "client_secret": "s3cret"}
+    options: dict[str, Any] = {"client_id": "reporting-agent", "client_secret": "s3cret", "issuer": world.AS}
     options.update(kwargs)
     return ClientCredentialsOAuthProvider(server_url=world.MCP_URL, storage=world.Storage(), **options)
 
 
 async def test_client_secret_basic_is_the_default(world: Any) -> None:
+    world.rs.scopes_supported = ["reports:read"]
     provider = credentials_provider(world, scope="reports:read")
     response = await world.call(provider)
     assert response.status_code == 200
@@ -54,16 +56,36 @@ async def test_the_challenge_scope_is_used_when_none_is_configured(world: Any) -
     assert world.auth.token_requests[0]["scope"] == "mcp:basic"
 
 
+async def test_the_discovered_scope_replaces_the_configured_one(world: Any) -> None:
+    """As the official SDK: the scope selection (challenge, resource, authorization server) is
+    written over `client_metadata.scope`, the configured scope included."""
+    world.rs.scopes_supported = ["mcp:basic"]
+    provider = credentials_provider(world, scope="reports:read")
+    assert (await world.call(provider)).status_code == 200
+    assert world.auth.token_requests[0]["scope"] == "mcp:basic"
+    assert provider.context.client_metadata.scope == "mcp:basic"
+
+
 async def test_a_pinned_issuer_refuses_another_authorization_server(world: Any) -> None:
     provider = credentials_provider(world, issuer="https://other-as.example.com")
-    with pytest.raises(OAuthFlowError, match="belong to"):
+    with pytest.raises(OAuthFlowError, match=r"^Authorization server metadata issuer mismatch: "):
         await world.call(provider)
     assert world.auth.token_requests == []
 
 
-async def test_a_pinned_issuer_that_matches_proceeds(world: Any) -> None:
-    provider = credentials_provider(world, issuer=world.AS)
-    assert (await world.call(provider)).status_code == 200
+@pytest.mark.parametrize("spelling", ["bare", "trailing slash"])
+async def test_a_pinned_issuer_that_matches_proceeds(world: Any, spelling: str) -> None:
+    """A root issuer with and without its trailing slash names the same server."""
+    world.auth.issuer = world.AS + "/"
+    world.rs.authorization_servers = lambda: [world.AS + "/"]
+    issuer = world.AS if spelling == "bare" else world.AS + "/"
+    assert (await world.call(credentials_provider(world, issuer=issuer))).status_code == 200
+
+
+def test_omitting_the_issuer_is_deprecated() -> None:
+    with pytest.warns(MCPDeprecationWarning, match="Omitting `issuer` is deprecated"):
+        ClientCredentialsOAuthProvider("http://127.0.0.1:1/mcp", storage=None, client_id="a",  # type: ignore[arg-type]
+                                       client_secret="b")
 
 
 async def test_credentials_do_not_follow_a_new_authorization_server(world: Any) -> None:
@@ -74,7 +96,7 @@ async def test_credentials_do_not_follow_a_new_authorization_server(world: Any) 
     async with world.client(provider) as http:
         assert (await http.post(world.MCP_URL, content=b"{}")).status_code == 200
         current[0] = world.AS2
-        with pytest.raises(OAuthFlowError, match="not reused"):
+        with pytest.raises(OAuthFlowError, match="issuer mismatch"):
             await http.post(world.MCP_URL, content=b"{}")
     assert world.auth2.token_requests == []
 
@@ -98,12 +120,10 @@ async def test_no_registration_and_no_handlers(world: Any) -> None:
     assert world.auth.registrations == []
 
 
-def test_constructor_validation() -> None:
-    with pytest.raises(ValueError, match="client_secret is required"):
-        ClientCredentialsOAuthProvider("http://127.0.0.1:1/mcp", storage=None, client_id="a", client_secret="")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="token_endpoint_auth_method"):
+def test_the_issuer_must_be_an_http_url() -> None:
+    with pytest.raises(ValueError, match="issuer must be the authorization server's http"):
         ClientCredentialsOAuthProvider("http://127.0.0.1:1/mcp", storage=None, client_id="a",  # type: ignore[arg-type]
-                                       client_secret="b", token_endpoint_auth_method="none")
+                                       client_secret="b", issuer="as.example.com")
 
 
 @pytest.mark.parametrize("provider_class", [ClientCredentialsOAuthProvider, PrivateKeyJWTOAuthProvider])
@@ -123,12 +143,12 @@ async def test_private_key_jwt_sends_a_fresh_signed_assertion(world: Any) -> Non
     parameters = SignedJWTParameters(issuer="workload", subject="workload", signing_key=pem,
                                      signing_algorithm="ES256")
     provider = PrivateKeyJWTOAuthProvider(server_url=world.MCP_URL, storage=world.Storage(), client_id="workload",
-                                          assertion_provider=parameters.create_assertion_provider())
+                                          assertion_provider=parameters.create_assertion_provider(), issuer=world.AS)
     assert provider.context.client_metadata.token_endpoint_auth_method == "private_key_jwt"
     assert (await world.call(provider)).status_code == 200
     form = world.auth.token_requests[0]
     assert form["grant_type"] == "client_credentials"
-    assert form["client_id"] == "workload"
+    assert "client_id" not in form  # the assertion names the client
     assert form["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
     assert world.auth.token_auth_headers[0] is None
     claims = jwt.decode(form["client_assertion"], key.public_key(), algorithms=["ES256"], audience=world.AS)
@@ -139,7 +159,8 @@ async def test_private_key_jwt_sends_a_fresh_signed_assertion(world: Any) -> Non
 
 async def test_a_static_assertion_is_sent_as_is(world: Any) -> None:
     provider = PrivateKeyJWTOAuthProvider(server_url=world.MCP_URL, storage=world.Storage(), client_id="wl",
-                                          assertion_provider=static_assertion_provider("a.prebuilt.jwt"))
+                                          assertion_provider=static_assertion_provider("a.prebuilt.jwt"),
+                                          issuer=world.AS)
     assert (await world.call(provider)).status_code == 200
     assert world.auth.token_requests[0]["client_assertion"] == "a.prebuilt.jwt"
 

@@ -169,7 +169,7 @@ class World:
 
 def credentials_provider(base: str) -> ClientCredentialsOAuthProvider:
     return ClientCredentialsOAuthProvider(server_url=f"{base}/resource", storage=Storage(), client_id="svc",
-                                          client_secret="svc-secret")
+                                          client_secret="svc-secret", issuer=base)
 
 
 @pytest.mark.parametrize("nonces", [False, True])

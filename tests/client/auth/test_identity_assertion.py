@@ -41,7 +41,7 @@ async def test_one_token_request_with_the_assertion(world: Any) -> None:
     form = world.auth.token_requests[0]
     assert form == {"grant_type": JWT_BEARER_GRANT_TYPE, "assertion": "id-jag", "resource": world.MCP_URL,
                     "scope": "notes:read", "client_id": "agent", "client_secret": "agent-secret"}
-    assert auth.calls == [(world.AS + "/", world.MCP_URL)]  # type: ignore[attr-defined]
+    assert auth.calls == [(world.AS, world.MCP_URL)]  # the configured issuer, as given  # type: ignore[attr-defined]
 
 
 async def test_client_secret_basic(world: Any) -> None:
@@ -71,7 +71,7 @@ async def test_a_token_endpoint_on_another_origin_is_refused(world: Any) -> None
 
 async def test_a_refused_assertion_is_a_token_error(world: Any) -> None:
     world.auth.token_status = 400
-    with pytest.raises(OAuthTokenError, match="HTTP 400"):
+    with pytest.raises(OAuthTokenError, match=r"^Token exchange failed \(400\): .*invalid_grant"):
         await world.call(provider(world))
 
 
@@ -105,7 +105,6 @@ def test_it_is_an_httpx_auth_but_not_an_oauth_client_provider(world: Any) -> Non
     [
         ({"client_secret": ""}, "client_secret is required"),
         ({"issuer": ""}, "issuer is required"),
-        ({"token_endpoint_auth_method": "private_key_jwt"}, "token_endpoint_auth_method"),
     ],
 )
 def test_constructor_validation(world: Any, overrides: dict[str, Any], message: str) -> None:

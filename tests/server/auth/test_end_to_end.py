@@ -173,7 +173,7 @@ async def test_the_identity_assertion_grant_end_to_end(memory_provider: Any,
     assert result.structured_content == {"result": "bob@example.com via agent (read)"}
     assert log[:4] == [("POST", "/mcp"), ("GET", "/.well-known/oauth-authorization-server"), ("POST", "/token"),
                        ("POST", "/mcp")]
-    assert requested == [(BASE + "/", f"{BASE}/mcp")]
+    assert requested == [(BASE, f"{BASE}/mcp")]  # the configured issuer, as given
     params = memory_provider.assertions[0]
     assert (params.scopes, params.resource) == (["read"], f"{BASE}/mcp")
 

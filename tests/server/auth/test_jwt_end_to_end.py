@@ -86,7 +86,14 @@ async def test_our_client_our_authorization_server_and_a_jwt_verifying_resource_
     key = SigningKey("ES256")
     holder: dict[str, Any] = {}
     with serve_built(authorization_server(key, holder)) as issuer, serve_built(resource_server(issuer)) as rs:
+        # registered for both scopes up front: the scope a dynamic registration asks for is the one
+        # discovery selects (the resource's `notes:read`), which a step-up could not go beyond
+        client = OAuthClientInformationFull(client_id="e2e-client", redirect_uris=[AnyUrl(REDIRECT)],
+                                            token_endpoint_auth_method="none", scope="notes:read notes:write",
+                                            grant_types=["authorization_code", "refresh_token"])
+        holder["provider"].clients[client.client_id] = client
         storage = Storage()
+        storage.client_info = client
         provider = OAuthClientProvider(
             server_url=f"{rs}/mcp",
             client_metadata=OAuthClientMetadata(client_name="e2e", redirect_uris=[AnyUrl(REDIRECT)],

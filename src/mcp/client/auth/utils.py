@@ -187,6 +187,16 @@ def is_loopback_or_custom(url: str) -> bool:
     return (parts.hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
+def redirect_note(response: Response) -> str:
+    """` (redirected to <location>; not followed)` for a redirect the client did not follow (the
+    location without userinfo, query or fragment, which may carry state), else empty."""
+    following = getattr(response, "next_request", None)
+    if following is None:
+        return ""
+    location = following.url.copy_with(userinfo=b"", query=None, fragment=None)
+    return f" (redirected to {location}; not followed)"
+
+
 # -- WWW-Authenticate ---------------------------------------------------------------------------
 
 
@@ -355,7 +365,7 @@ async def handle_registration_response(response: Response) -> OAuthClientInforma
     were registered, never taken from the wire."""
     if response.status_code not in (200, 201):
         await response.aread()
-        raise OAuthRegistrationError(f"Registration failed: {response.status_code} {response.text}")
+        raise OAuthRegistrationError(f"Registration failed: {response.status_code}{redirect_note(response)} {response.text}")
     try:
         body = from_json(await response.aread())
         if isinstance(body, dict):

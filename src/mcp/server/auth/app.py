@@ -36,12 +36,14 @@ def wrap_with_auth(
     mcp_path: str = "/mcp",
     auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
     scope_requirements: ScopeRequirements | None = None,
+    gate: bool = True,
 ) -> tuple[ASGIApp, list[Route]]:
     """`(gated_app, extra_routes)`: `app` behind the bearer-token gate, and the routes to add to
     the application (see the module docstring). With only `auth_server_provider`, tokens are
     verified with its `load_access_token`. `scope_requirements` (per tool, prompt, resource) are
-    enforced by the gate with `403 insufficient_scope`."""
-    if token_verifier is None:
+    enforced by the gate with `403 insufficient_scope`. `gate=False` returns `app` itself, ungated,
+    with the routes."""
+    if token_verifier is None and gate:
         if auth_server_provider is None:
             raise ValueError("wrap_with_auth needs a token_verifier or an auth_server_provider")
         token_verifier = ProviderTokenVerifier(auth_server_provider)
@@ -63,6 +65,9 @@ def wrap_with_auth(
         resource_documentation=auth.service_documentation_url,
         mcp_path=mcp_path,
     ))
+
+    if token_verifier is None or not gate:
+        return app, routes
 
     path = urlsplit(str(resource_url)).path.rstrip("/") if resource_url is not None else mcp_path.rstrip("/")
 

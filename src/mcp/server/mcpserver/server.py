@@ -133,6 +133,10 @@ class MCPServer(Generic[LifespanT]):
         if auth is not None and (token_verifier is None) == (auth_server_provider is None):
             raise ValueError("auth settings need exactly one of token_verifier or auth_server_provider")
         self._token_verifier = token_verifier
+        if auth_server_provider is not None and token_verifier is None:
+            from mcp.server.auth.provider import ProviderTokenVerifier
+
+            self._token_verifier = ProviderTokenVerifier(auth_server_provider)  # the gate checks its tokens
         self._auth_server_provider = auth_server_provider
         self._mask_error_details = mask_error_details
         """Tools answer an unexpected exception with `Error executing tool NAME` only (the text may

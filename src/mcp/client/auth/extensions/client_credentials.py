@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import time
 import uuid
+import warnings
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import BaseModel, Field
 
 from mcp.client.auth import utils
-from mcp.client.auth._flow import Flow
 from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.oauth2 import OAuthClientProvider, TokenStorage
 from mcp.shared.auth import (
@@ -31,91 +32,111 @@ from mcp.shared.auth import (
     JWT_BEARER_CLIENT_ASSERTION_TYPE,
     OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthMetadata,
 )
+from mcp.shared.exceptions import MCPDeprecationWarning
 
 AssertionProvider = Callable[[str], Awaitable[str]]
 """`async (audience) -> signed JWT`; the audience is the authorization server's issuer."""
 
 
+def _checked_issuer(issuer: str | None) -> str | None:
+    """The configured issuer (an http(s) URL); leaving it out is deprecated (it will be required
+    in 3.0): without it the MCP server decides where the credentials are sent."""
+    if issuer is None:
+        warnings.warn(
+            "Omitting `issuer` is deprecated and it will be required in 3.0. Without it, the MCP server "
+            "decides which authorization server receives this client's credentials; pass "
+            "issuer=<your authorization server's issuer URL> so they are only ever sent there.",
+            MCPDeprecationWarning,
+            stacklevel=3,
+        )
+        return None
+    if urlsplit(issuer).scheme not in ("http", "https"):
+        raise ValueError(f"issuer must be the authorization server's http(s) issuer URL, got {issuer!r}")
+    return issuer
+
+
 class _ClientCredentialsBase(OAuthClientProvider):
-    """The `client_credentials` grant over the discovery of `OAuthClientProvider`."""
+    """The `client_credentials` grant over the discovery of `OAuthClientProvider`: fixed client
+    information (never a registration), no user step, and with `issuer=` token requests built only
+    from metadata of that authorization server."""
 
     def __init__(self, server_url: str, storage: TokenStorage, client_id: str, client_secret: str | None,
                  token_endpoint_auth_method: str, scope: str | None, issuer: str | None) -> None:
         metadata = OAuthClientMetadata(
             redirect_uris=None,
             grant_types=[CLIENT_CREDENTIALS_GRANT_TYPE],
-            response_types=[],
             token_endpoint_auth_method=token_endpoint_auth_method,  # type: ignore[arg-type]
             scope=scope,
         )
         super().__init__(server_url, metadata, storage)
-        self.issuer = issuer
-        self._credentials = OAuthClientInformationFull(
+        self._issuer = issuer
+        self._fixed_client_info = OAuthClientInformationFull(
+            redirect_uris=None,
             client_id=client_id,
             client_secret=client_secret,
-            redirect_uris=None,
             grant_types=[CLIENT_CREDENTIALS_GRANT_TYPE],
-            response_types=[],
             token_endpoint_auth_method=token_endpoint_auth_method,  # type: ignore[arg-type]
             scope=scope,
         )
-        self.context.client_info = self._credentials
-        self.context.client_info_issuer = issuer
+
+    @property
+    def issuer(self) -> str | None:
+        """The authorization server the credentials belong to, when configured."""
+        return self._issuer
 
     async def _initialize(self) -> None:
-        tokens = await self.context.storage.get_tokens()
-        if tokens is not None:
-            self.context.current_tokens = tokens
+        self.context.current_tokens = await self.context.storage.get_tokens()
+        self.context.client_info = self._fixed_client_info
         self._initialized = True
 
-    def _use_authorization_server(self, auth_server_url: str, metadata: OAuthMetadata, discovered: bool) -> None:
-        if self.issuer is not None and str(metadata.issuer) != self.issuer:
-            raise OAuthFlowError(
-                f"The MCP server points at authorization server {metadata.issuer!r}, but these client "
-                f"credentials belong to {self.issuer!r}"
-            )
-        if self.context.client_info_issuer is None:
-            # a configured secret is bound to the first authorization server it is sent to
-            self.context.client_info_issuer = str(metadata.issuer)
-        bound = self.context.client_info_issuer
-        super()._use_authorization_server(auth_server_url, metadata, discovered)
-        if self.context.client_info is None:
-            raise OAuthFlowError(
-                f"The authorization server changed from {bound!r} to {metadata.issuer!r}; the configured "
-                "client credentials are not reused at another authorization server"
-            )
+    def _select_authorization_server(self, advertised: list[str]) -> str:
+        """The advertised server that is the configured issuer, else the first."""
+        issuer = self._issuer
+        return next((server for server in advertised if issuer is not None and utils.issuers_match(server, issuer)),
+                    advertised[0])
 
-    def _select_scopes(self, challenge: dict[str, str], *, step_up: bool) -> list[str]:
-        configured = utils.split_scopes(self.context.client_metadata.scope)
-        if not configured:
-            return super()._select_scopes(challenge, step_up=step_up)
-        challenged = utils.split_scopes(challenge.get("scope"))
-        return utils.split_scopes(" ".join([*(self.context.requested_scopes or []), *configured, *challenged]))
-
-    def _wants_refresh_tokens(self) -> bool:
-        return False
-
-    async def _obtain_token(self) -> Flow:
-        response = yield await self._perform_authorization()
-        await self._handle_token_response(response)
+    def _require_metadata_for_issuer(self) -> None:
+        """With an issuer configured, a token request is built only from metadata discovered for
+        it; anything else held is dropped with the tokens, so the next request discovers afresh."""
+        issuer = self._issuer
+        if issuer is None:
+            return
+        ctx = self.context
+        metadata = ctx.oauth_metadata
+        if metadata is not None and utils.issuers_match(str(metadata.issuer), issuer):
+            return
+        ctx.oauth_metadata = None
+        ctx.clear_tokens()
+        if metadata is None:
+            raise OAuthFlowError(f"No authorization server metadata discovered for configured issuer {issuer}")
+        raise OAuthFlowError(f"Authorization server metadata issuer mismatch: {metadata.issuer} != {issuer}")
 
     async def _perform_authorization(self) -> httpx.Request:
         """The `client_credentials` token request (no user step)."""
-        ctx = self.context
-        data = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE}
-        self._add_resource(data)
-        if ctx.requested_scopes:
-            data["scope"] = " ".join(ctx.requested_scopes)
-        return await self._client_credentials_request(data)
+        return await self._exchange_token_client_credentials()
 
-    async def _client_credentials_request(self, data: dict[str, str]) -> httpx.Request:
-        return self._token_request(data)
+    async def _exchange_token_client_credentials(self) -> httpx.Request:
+        self._require_metadata_for_issuer()
+        ctx = self.context
+        data: dict[str, str] = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE}
+        data, headers = await self._authenticate(data, {"Content-Type": "application/x-www-form-urlencoded"})
+        if ctx.should_include_resource_param(ctx.protocol_version):
+            data["resource"] = ctx.get_resource_url()
+        if ctx.client_metadata.scope:
+            data["scope"] = ctx.client_metadata.scope
+        return httpx.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+
+    async def _authenticate(self, data: dict[str, str],
+                            headers: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+        """The client authentication of the token request: the registered method's."""
+        return self.context.prepare_token_auth(data, headers)
 
 
 class ClientCredentialsOAuthProvider(_ClientCredentialsBase):
-    """The `client_credentials` grant with a shared secret."""
+    """The `client_credentials` grant with a client id and secret (`client_secret_basic` by
+    default, or `client_secret_post`). Pass `issuer` to name the authorization server the
+    credentials belong to (omitting it is deprecated)."""
 
     def __init__(
         self,
@@ -127,19 +148,14 @@ class ClientCredentialsOAuthProvider(_ClientCredentialsBase):
         scope: str | None = None,
         issuer: str | None = None,
     ) -> None:
-        if token_endpoint_auth_method not in ("client_secret_basic", "client_secret_post"):
-            raise ValueError(
-                "token_endpoint_auth_method must be 'client_secret_basic' or 'client_secret_post', "
-                f"got {token_endpoint_auth_method!r}"
-            )
-        if not client_secret:
-            raise ValueError("client_secret is required")
+        issuer = _checked_issuer(issuer)
         super().__init__(server_url, storage, client_id, client_secret, token_endpoint_auth_method, scope, issuer)
 
 
 class PrivateKeyJWTOAuthProvider(_ClientCredentialsBase):
     """The `client_credentials` grant, the client authenticating with a signed JWT
-    (`private_key_jwt`) from `assertion_provider(audience)`."""
+    (`private_key_jwt`, RFC 7523 §2.2) from `assertion_provider(audience)`; the audience is the
+    authorization server's issuer. Pass `issuer` to name that server (omitting it is deprecated)."""
 
     def __init__(
         self,
@@ -150,32 +166,26 @@ class PrivateKeyJWTOAuthProvider(_ClientCredentialsBase):
         scope: str | None = None,
         issuer: str | None = None,
     ) -> None:
+        issuer = _checked_issuer(issuer)
         super().__init__(server_url, storage, client_id, None, "private_key_jwt", scope, issuer)
-        self.assertion_provider = assertion_provider
+        self._assertion_provider = assertion_provider
 
-    def _auth_methods(self) -> tuple[str, ...]:
-        return ("private_key_jwt",)
+    @property
+    def assertion_provider(self) -> AssertionProvider:
+        return self._assertion_provider
 
-    async def _client_credentials_request(self, data: dict[str, str]) -> httpx.Request:
-        ctx = self.context
-        metadata = ctx.oauth_metadata
-        assert metadata is not None and ctx.client_info is not None
-        assertion = await self.assertion_provider(str(metadata.issuer))
-        data = {
-            **data,
-            "client_id": ctx.client_info.client_id,
-            "client_assertion_type": JWT_BEARER_CLIENT_ASSERTION_TYPE,
-            "client_assertion": assertion,
-        }
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
-        return httpx.Request("POST", self._token_endpoint(), data=data, headers=headers)
+    async def _authenticate(self, data: dict[str, str],
+                            headers: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+        await self._add_client_authentication_jwt(token_data=data)
+        return data, headers
 
-    def _refresh_request(self) -> httpx.Request:  # pragma: no cover - client_credentials has no refresh
-        raise OAuthFlowError("private_key_jwt clients obtain new tokens instead of refreshing")
-
-    def _apply_client_auth(self, data: dict[str, str], headers: dict[str, str],
-                           client_info: OAuthClientInformationFull) -> None:
-        raise OAuthFlowError("private_key_jwt token requests are built with a fresh client assertion")
+    async def _add_client_authentication_jwt(self, *, token_data: dict[str, str]) -> None:
+        """Add the client assertion (RFC 7523 §2.2), its audience the authorization server's issuer."""
+        metadata = self.context.oauth_metadata
+        if metadata is None:
+            raise OAuthFlowError("Missing OAuth metadata for private_key_jwt flow")
+        token_data["client_assertion"] = await self._assertion_provider(str(metadata.issuer))
+        token_data["client_assertion_type"] = JWT_BEARER_CLIENT_ASSERTION_TYPE
 
 
 class SignedJWTParameters(BaseModel):

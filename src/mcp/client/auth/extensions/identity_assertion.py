@@ -16,26 +16,27 @@ from __future__ import annotations
 
 import base64
 import logging
+import time
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any, Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import anyio
 import anyio.lowlevel
 import httpx
-from pydantic import AnyHttpUrl, ValidationError
 
 from mcp.client.auth import utils
 from mcp.client.auth._flow import EitherLibraryAuth, Flow, SubFlow, either_library
 from mcp.client.auth.exceptions import OAuthFlowError, OAuthTokenError
-from mcp.client.auth.oauth2 import MAX_STEP_UP_ATTEMPTS, TokenStorage
-from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthMetadata, OAuthToken
+from mcp.client.auth.oauth2 import TokenStorage
+from mcp.shared.auth import JWT_BEARER_GRANT_TYPE, OAuthClientInformationFull, OAuthToken
+from mcp.shared.auth_utils import calculate_token_expiry, resource_url_from_server_url
 
 logger = logging.getLogger("mcp.client.auth.identity_assertion")
 
 IdentityAssertionProvider = Callable[[str, str], Awaitable[str]]
-"""`async (audience, resource) -> ID-JAG`: `audience` is the authorization server's issuer (as a URL,
-see `IdentityAssertionOAuthProvider.audience`), `resource` the MCP server's canonical URI."""
+"""`async (audience, resource) -> ID-JAG`: `audience` is the configured issuer (the ID-JAG `aud`),
+`resource` the MCP server's canonical URI (its `resource` claim)."""
 
 
 class IdentityAssertionOAuthProvider(EitherLibraryAuth):
@@ -56,45 +57,30 @@ class IdentityAssertionOAuthProvider(EitherLibraryAuth):
         token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post"] = "client_secret_post",
     ) -> None:
         if not client_secret:
-            raise ValueError("client_secret is required: the identity assertion grant is for confidential clients")
+            raise ValueError("client_secret is required: this provider supports confidential clients only")
         if not issuer:
             raise ValueError("issuer is required: the authorization server is configuration, not discovery")
-        if token_endpoint_auth_method not in ("client_secret_post", "client_secret_basic"):
-            raise ValueError(
-                "token_endpoint_auth_method must be 'client_secret_post' or 'client_secret_basic', "
-                f"got {token_endpoint_auth_method!r}"
-            )
-        self.server_url = server_url
-        self.storage = storage
-        self.client_id = client_id
-        self.client_secret = client_secret
-        self.issuer = issuer
-        self.assertion_provider = assertion_provider
-        self.scope = scope
-        self.token_endpoint_auth_method = token_endpoint_auth_method
-        self.metadata: OAuthMetadata | None = None
-        self.current_tokens: OAuthToken | None = None
-        self._requested_scopes = utils.split_scopes(scope)
-        self._step_ups: dict[frozenset[str], int] = {}
+        self._resource = resource_url_from_server_url(server_url)
+        self._storage = storage
+        self._issuer = issuer
+        self._assertion_provider = assertion_provider
+        self._scope = scope
+        self._client = OAuthClientInformationFull(
+            client_id=client_id,
+            client_secret=client_secret,
+            redirect_uris=None,
+            grant_types=[JWT_BEARER_GRANT_TYPE],
+            token_endpoint_auth_method=token_endpoint_auth_method,
+            issuer=issuer,
+        )
+        self._token_endpoint: str | None = None
+        self._tokens: OAuthToken | None = None
+        self._expiry: float | None = None
         self._initialized = False
         self._lock_holder: tuple[Any, anyio.Lock] | None = None
 
-    @property
-    def resource(self) -> str:
-        """The MCP server's canonical URI: the `resource` of the grant and of the ID-JAG."""
-        return utils.canonical_resource(self.server_url)
-
-    @property
-    def audience(self) -> str:
-        """The ID-JAG `aud`: the authorization server's issuer as a URL (`https://as.example` ->
-        `https://as.example/`, the form pydantic-built authorization servers validate against)."""
-        issuer = str(self.metadata.issuer) if self.metadata is not None else self.issuer
-        try:
-            return str(AnyHttpUrl(issuer))
-        except ValidationError:
-            return issuer
-
     def _lock(self) -> anyio.Lock:
+        """The flow lock of the running event loop (a provider may outlive one loop)."""
         token = anyio.lowlevel.current_token()
         if self._lock_holder is None or self._lock_holder[0] != token:
             self._lock_holder = (token, anyio.Lock())
@@ -105,95 +91,110 @@ class IdentityAssertionOAuthProvider(EitherLibraryAuth):
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
         yield request  # a generator, as httpx.Auth flows are
 
-    @either_library
-    async def async_auth_flow(self, request: httpx.Request) -> Flow:
-        await request.aread()
-        async with self._lock():
-            if not self._initialized:
-                self.current_tokens = await self.storage.get_tokens()
-                self._initialized = True
-            self._add_auth_header(request)
-        sent = self._access_token()
-        response = yield request
-
-        if response.status_code == 401:
-            async with self._lock():
-                if self._access_token() == sent:
-                    async with SubFlow(self._exchange()) as sub:
-                        outgoing = await sub.step(None)
-                        while outgoing is not None:
-                            outgoing = await sub.step((yield outgoing))
-                self._add_auth_header(request)
-            sent = self._access_token()
-            response = yield request
-
-        if response.status_code == 403:
-            challenge = utils.parse_www_authenticate(response.headers.get("www-authenticate")) or {}
-            if challenge.get("error") != "insufficient_scope":
-                return
-            async with self._lock():
-                if self._access_token() == sent:
-                    challenged = utils.split_scopes(challenge.get("scope"))
-                    key = frozenset(challenged)
-                    if self._step_ups.get(key, 0) >= MAX_STEP_UP_ATTEMPTS:
-                        return
-                    self._step_ups[key] = self._step_ups.get(key, 0) + 1
-                    self._requested_scopes = utils.split_scopes(" ".join([*self._requested_scopes, *challenged]))
-                    async with SubFlow(self._exchange()) as sub:
-                        outgoing = await sub.step(None)
-                        while outgoing is not None:
-                            outgoing = await sub.step((yield outgoing))
-                self._add_auth_header(request)
-            yield request
-
-    def _access_token(self) -> str | None:
-        return self.current_tokens.access_token if self.current_tokens is not None else None
-
-    def _add_auth_header(self, request: httpx.Request) -> None:
-        token = self._access_token()
-        if token:
-            request.headers["Authorization"] = f"Bearer {token}"
-
-    async def _exchange(self) -> Flow:
-        if self.metadata is None:
-            url = utils.authorization_server_metadata_urls(self.issuer)[0]
-            response = yield httpx.Request("GET", url, headers={"Accept": "application/json"})
-            if response.status_code != 200:
-                raise OAuthFlowError(f"Authorization server metadata not found at {url}: HTTP {response.status_code}")
-            try:
-                metadata = OAuthMetadata.model_validate_json(response.content)
-            except ValidationError as exc:
-                raise OAuthFlowError(f"Invalid authorization server metadata at {url}: {exc}") from exc
-            if str(metadata.issuer) != self.issuer:
-                raise OAuthFlowError(
-                    f"Authorization server metadata issuer mismatch: configured {self.issuer!r}, "
-                    f"the document at {url} names {metadata.issuer!r}"
-                )
-            if utils.origin(str(metadata.token_endpoint)) != utils.origin(self.issuer):
-                raise OAuthFlowError(
-                    f"The token endpoint {metadata.token_endpoint!r} is not on the issuer's origin {self.issuer!r}"
-                )
-            self.metadata = metadata
-        assertion = await self.assertion_provider(self.audience, self.resource)
-        data = {"grant_type": JWT_BEARER_GRANT_TYPE, "assertion": assertion, "resource": self.resource}
-        if self._requested_scopes:
-            data["scope"] = " ".join(self._requested_scopes)
-        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
-        if self.token_endpoint_auth_method == "client_secret_basic":
-            credentials = f"{quote(self.client_id, safe='')}:{quote(self.client_secret, safe='')}"
+    def _build_token_request(self, scope: str | None, assertion: str) -> httpx.Request:
+        """The RFC 7523 `jwt-bearer` token request, with the confidential client's authentication."""
+        assert self._token_endpoint is not None
+        client_id, secret = self._client.client_id or "", self._client.client_secret or ""
+        data = {"grant_type": JWT_BEARER_GRANT_TYPE, "assertion": assertion, "client_id": client_id,
+                "resource": self._resource}
+        if scope:
+            data["scope"] = scope
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        if self._client.token_endpoint_auth_method == "client_secret_basic":
+            credentials = f"{quote(client_id, safe='')}:{quote(secret, safe='')}"  # RFC 6749 §2.3.1
             headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
         else:
-            data["client_id"] = self.client_id
-            data["client_secret"] = self.client_secret
-        response = yield httpx.Request("POST", str(self.metadata.token_endpoint), data=data, headers=headers)
-        if response.status_code != 200:
-            raise OAuthTokenError(f"Identity assertion exchange failed: HTTP {response.status_code} {response.text[:500]}")
+            data["client_secret"] = secret
+        return httpx.Request("POST", self._token_endpoint, data=data, headers=headers)
+
+    @either_library
+    async def async_auth_flow(self, request: httpx.Request) -> Flow:
+        """As `OAuthClientProvider`'s flow: a request sent without a valid token keeps the lock
+        until its answer (the requests behind it wait for its exchange); one with a token does not,
+        and a challenge it meets after another request's exchange replaced the token is answered
+        with that token."""
+        await request.aread()  # the request may be sent again after the exchange
+        lock = self._lock()
+        await lock.acquire()
+        held = True
         try:
-            token = OAuthToken.model_validate_json(response.content)
-        except ValidationError as exc:
-            raise OAuthTokenError(f"Invalid token response: {exc}") from exc
-        self.current_tokens = token
-        await self.storage.set_tokens(token)
+            if not self._initialized:
+                self._tokens = await self._storage.get_tokens()
+                self._expiry = calculate_token_expiry(self._tokens.expires_in) if self._tokens else None
+                self._initialized = True
+            sent: str | None = None
+            if self._tokens and (self._expiry is None or time.time() <= self._expiry):
+                sent = self._tokens.access_token
+                request.headers["Authorization"] = f"Bearer {sent}"
+                lock.release()
+                held = False
+            response = yield request
+
+            if response.status_code == 401:
+                scope = self._scope
+            elif response.status_code == 403 and \
+                    utils.extract_field_from_www_auth(response, "error") == "insufficient_scope":
+                scope = utils.union_scopes(self._scope, utils.extract_scope_from_www_auth(response))
+            else:
+                return
+            if not held:
+                await lock.acquire()
+                held = True
+            if sent is None or (self._tokens is not None and self._tokens.access_token == sent):
+                async with SubFlow(self._exchange(scope)) as flow:
+                    outgoing = await flow.step(None)
+                    while outgoing is not None:
+                        outgoing = await flow.step((yield outgoing))
+            if self._tokens is not None:
+                request.headers["Authorization"] = f"Bearer {self._tokens.access_token}"
+            lock.release()
+            held = False
+            yield request
+        finally:
+            if held:
+                lock.release()
+
+    async def _exchange(self, scope: str | None) -> Flow:
+        """Metadata of the configured issuer (once), then the `jwt-bearer` token request."""
+        if self._token_endpoint is None:
+            # the configured issuer's own metadata; the resource server is never asked
+            for url in utils.build_oauth_authorization_server_metadata_discovery_urls(self._issuer, self._issuer):
+                reply = yield utils.create_oauth_metadata_request(url)
+                keep_trying, metadata = await utils.handle_auth_metadata_response(reply)
+                if not keep_trying:
+                    break
+                if metadata is not None:
+                    utils.validate_metadata_issuer(metadata, self._issuer)
+                    endpoint = str(metadata.token_endpoint)
+                    if _origin(endpoint) != _origin(self._issuer):
+                        raise OAuthFlowError(
+                            f"Token endpoint {endpoint} is not on the configured issuer origin {self._issuer}"
+                        )
+                    self._token_endpoint = endpoint
+                    break
+            if self._token_endpoint is None:
+                raise OAuthFlowError(f"No authorization server metadata at configured issuer {self._issuer}")
+
+        assertion = await self._assertion_provider(self._issuer, self._resource)
+        reply = yield self._build_token_request(scope, assertion)
+        if reply.status_code != 200:
+            body = (await reply.aread()).decode(errors="replace")
+            raise OAuthTokenError(f"Token exchange failed ({reply.status_code}){utils.redirect_note(reply)}: {body}")
+        tokens = await utils.handle_token_response_scopes(reply)
+        if tokens.scope is None:
+            tokens.scope = scope
+        self._tokens = tokens
+        self._expiry = calculate_token_expiry(tokens.expires_in)
+        await self._storage.set_tokens(tokens)
+
+
+_DEFAULT_PORTS = {"https": 443, "http": 80}
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """`(scheme, host, port)` of `url`, the port defaulted from the scheme."""
+    parts = urlsplit(url)
+    return parts.scheme, parts.hostname or "", parts.port if parts.port is not None else _DEFAULT_PORTS.get(parts.scheme)
 
 
 __all__ = ["IdentityAssertionOAuthProvider", "IdentityAssertionProvider"]

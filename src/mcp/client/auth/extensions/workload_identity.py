@@ -22,6 +22,7 @@ from typing import Literal
 
 import httpx
 
+from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.extensions.client_credentials import AssertionProvider, _ClientCredentialsBase
 from mcp.client.auth.oauth2 import TokenStorage
 from mcp.shared.auth import JWT_BEARER_GRANT_TYPE
@@ -46,21 +47,27 @@ class WorkloadIdentityOAuthProvider(_ClientCredentialsBase):
             raise ValueError(f"token_endpoint_auth_method {method!r} needs a client_secret")
         super().__init__(server_url, storage, client_id, client_secret, method, scope, issuer)
         self.assertion_provider = assertion_provider
-        for info in (self.context.client_metadata, self._credentials):
+        for info in (self.context.client_metadata, self._fixed_client_info):
             info.grant_types = [JWT_BEARER_GRANT_TYPE]
 
-    async def _perform_authorization(self) -> httpx.Request:
+    async def _exchange_token_client_credentials(self) -> httpx.Request:
         """The `jwt-bearer` token request with a fresh assertion for this authorization server."""
+        self._require_metadata_for_issuer()
         ctx = self.context
-        assert ctx.oauth_metadata is not None
+        if ctx.oauth_metadata is None:
+            raise OAuthFlowError("Missing OAuth metadata for the workload identity grant")
         data = {
             "grant_type": JWT_BEARER_GRANT_TYPE,
             "assertion": await self.assertion_provider(str(ctx.oauth_metadata.issuer)),
         }
-        self._add_resource(data)
-        if ctx.requested_scopes:
-            data["scope"] = " ".join(ctx.requested_scopes)
-        return self._token_request(data)
+        if self._fixed_client_info.token_endpoint_auth_method == "none":
+            data["client_id"] = self._fixed_client_info.client_id or ""  # a public client names itself
+        data, headers = ctx.prepare_token_auth(data, {"Content-Type": "application/x-www-form-urlencoded"})
+        if ctx.should_include_resource_param(ctx.protocol_version):
+            data["resource"] = ctx.get_resource_url()
+        if ctx.client_metadata.scope:
+            data["scope"] = ctx.client_metadata.scope
+        return httpx.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
 
 
 __all__ = ["WorkloadIdentityOAuthProvider"]

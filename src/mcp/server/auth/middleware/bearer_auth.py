@@ -140,10 +140,9 @@ class RequireBearerAuth:
             if expected is None or not same_resource(access_token.resource, expected):
                 await self._refuse(scope, send, 401, "invalid_token", "Token was not issued for this resource")
                 return
-        missing = [required for required in self.required_scopes if required not in access_token.scopes]
-        if missing:
-            await self._refuse(scope, send, 403, "insufficient_scope", f"Required scope: {' '.join(missing)}",
-                               scope_param=" ".join(self.required_scopes))
+        missing = next((required for required in self.required_scopes if required not in access_token.scopes), None)
+        if missing is not None:  # named one at a time, and no `scope` auth-param, as the official SDK
+            await self._refuse(scope, send, 403, "insufficient_scope", f"Required scope: {missing}")
             return
         if self.scope_requirements and scope.get("method") == "POST":
             body, receive = await _buffered(receive)
