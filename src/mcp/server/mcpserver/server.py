@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mcp.server.event_store import EventStore
+    from mcp.server.http_limits import TrustedProxies
     from mcp.server.mcpserver.context import Context
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -560,17 +561,19 @@ class MCPServer(Generic[LifespanT]):
         transport_security: TransportSecuritySettings | None = None,
         host: str = "127.0.0.1",
         max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        trusted_proxies: TrustedProxies = None,
     ) -> Starlette:
         """An ASGI (Starlette) app serving this server over Streamable HTTP at
         `streamable_http_path`, with the server's custom routes and auth; mountable as is.
         `session_idle_timeout` / `max_sessions` / `max_sessions_per_client` of None mean no
-        eviction / no bound."""
+        eviction / no bound. `max_sessions_per_client` counts a token's subject, or an address only
+        with `trusted_proxies` (see `mcp.server.http_limits.SessionsPerClient`)."""
         options: dict[str, Any] = {
             "streamable_http_path": streamable_http_path, "json_response": json_response,
             "stateless_http": stateless_http, "event_store": event_store, "retry_interval": retry_interval,
             "max_request_body_size": max_request_body_size, "session_idle_timeout": session_idle_timeout,
             "max_sessions": max_sessions, "transport_security": transport_security, "host": host,
-            "max_sessions_per_client": max_sessions_per_client,
+            "max_sessions_per_client": max_sessions_per_client, "trusted_proxies": trusted_proxies,
             "custom_starlette_routes": self._custom_routes, "debug": self._setting("debug"),
         }
         self._auth_options(options)
