@@ -29,7 +29,7 @@ integrations are loaded on use). The upward ones are kept in `FUNCTION_LEVEL_UP_
 exact, so that a new one is a decision someone made, not an accident.
 
 When written: 215 modules, 1310 imports of our own modules, 3 upward arrows at module level,
-12 upward lazy imports (the two arrow counts are asserted, so update them with the lists).
+13 upward lazy imports (the two arrow counts are asserted, so update them with the lists).
 """
 
 from __future__ import annotations
@@ -133,6 +133,7 @@ FUNCTION_LEVEL_UP_ARROWS: set[str] = {
     "mcp.server.mcpserver.handlers -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.request_state",
+    "mcp.server.sse -> mcp.server.auth.app",
     "mcp.server.sse -> mcp.server.auth.middleware.bearer_auth",
     "mcp.server.streamable_http_app -> mcp.server.auth.app",
     "mcp.server.tasks._extension -> mcp.server.auth.middleware.auth_context",

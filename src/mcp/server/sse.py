@@ -269,7 +269,12 @@ async def _send_plain(send: Any, status: int, text: str) -> None:
 
 def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/messages/",
                   max_request_body_size: int = DEFAULT_MAX_BODY, transport_security: TransportSecuritySettings | None = None,
-                  host: str = "127.0.0.1", custom_starlette_routes: list[Any] | None = None, debug: bool = False) -> Any:
+                  host: str = "127.0.0.1", custom_starlette_routes: list[Any] | None = None, debug: bool = False,
+                  auth: Any = None, token_verifier: Any = None, auth_server_provider: Any = None) -> Any:
+    """A Starlette app serving `server` over the legacy SSE transport (GET `sse_path`, POST
+    `message_path`); with `auth`, as officially, both endpoints require a bearer token (a session
+    then answers only the principal that opened it), and the authorization server's and the
+    protected-resource metadata routes are served."""
     from starlette.applications import Starlette
     from starlette.routing import Mount, Route
 
@@ -290,8 +295,19 @@ def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
             await self.handler(scope, receive, send)
 
-    routes = [Route(sse_path, endpoint=_Endpoint(transport.handle_sse), methods=["GET"]),
-              Mount(message_path, app=_Endpoint(transport.handle_post_message)), *(custom_starlette_routes or [])]
+    stream: Any = _Endpoint(transport.handle_sse)
+    messages: Any = _Endpoint(transport.handle_post_message)
+    auth_routes: list[Any] = []
+    if auth is not None:
+        from mcp.server.auth.app import wrap_with_auth
+
+        requirements = getattr(server, "scope_requirements", None)
+        stream, auth_routes = wrap_with_auth(stream, token_verifier=token_verifier, auth=auth, mcp_path=sse_path,
+                                             auth_server_provider=auth_server_provider, scope_requirements=requirements)
+        messages, _ = wrap_with_auth(messages, token_verifier=token_verifier, auth=auth, mcp_path=sse_path,
+                                     auth_server_provider=auth_server_provider, scope_requirements=requirements)
+    routes = [Route(sse_path, endpoint=stream, methods=["GET"]), Mount(message_path, app=messages),
+              *auth_routes, *(custom_starlette_routes or [])]
     return Starlette(debug=debug, routes=routes, lifespan=lifespan)
 
 

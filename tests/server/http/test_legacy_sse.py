@@ -26,6 +26,7 @@ from starlette.routing import Mount, Route
 from mcp.server import MCPServer
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context
 from mcp.server.sse import SseServerTransport
 from mcp.server.transport_security import TransportSecuritySettings
@@ -157,6 +158,47 @@ async def test_handlers_see_the_http_request_of_the_post(wire: str) -> None:
             assert posted.status_code == 202
             answer = await stream.next_message()
             assert answer is not None and text_of(answer) == "seen"
+
+
+class _Verifier:
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if token in ("alice", "bob"):
+            return AccessToken(token=token, client_id="app", scopes=["mcp"], subject=token)
+        return None
+
+
+async def test_with_auth_settings_both_endpoints_require_a_bearer_token(wire: str) -> None:
+    """As the official `sse_app()`: the GET and the POST are refused without a valid token, the
+    protected-resource metadata is served, and a session answers only the principal that opened it."""
+    mcp = MCPServer("secured", token_verifier=_Verifier(), auth=AuthSettings(
+        issuer_url="https://auth.example.com", resource_server_url="http://127.0.0.1/sse", required_scopes=["mcp"],
+        validate_token_resource=False))
+    mcp.tool()(_echo)
+    alice, bob = {"authorization": "Bearer alice"}, {"authorization": "Bearer bob"}
+    with anyio.fail_after(20):
+        async with connect(wire, mcp.sse_app()) as client:
+            assert (await client.get("/sse", headers={"accept": "text/event-stream"})).status_code == 401
+            assert (await client.post(f"/messages/?session_id={uuid4().hex}", json=initialize(),
+                                      headers=JSON)).status_code == 401
+            metadata = await client.get("/.well-known/oauth-protected-resource/sse")
+            assert metadata.status_code == 200 and metadata.json()["resource"] == "http://127.0.0.1/sse"
+            async with client.stream("GET", "/sse", headers={**alice, "accept": "text/event-stream"}) as get, \
+                    SSEStream(get) as stream:
+                assert get.status_code == 200
+                endpoint = await stream.next_event()
+                assert endpoint is not None
+                url = endpoint.data
+                stolen = await client.post(url, json=initialize(version="2024-11-05"), headers={**JSON, **bob})
+                assert (stolen.status_code, stolen.text) == (404, "Could not find session")
+                client.headers.update(alice)
+                await initialize_over(client, stream, url)
+                assert (await client.post(url, json=tool_call(2, "_echo", {"text": "hi"}), headers=JSON)).status_code == 202
+                answer = await stream.next_message()
+                assert answer is not None and text_of(answer) == "hi"
+
+
+def _echo(text: str) -> str:
+    return text
 
 
 def _as_principal(app: Any) -> Any:

@@ -545,6 +545,7 @@ class MCPServer(Generic[LifespanT]):
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
         options.setdefault("log_level", self._setting("log_level"))
+        self._auth_options(options)
         await serve_sse(self._lowlevel_server, **options)
 
     def streamable_http_app(
@@ -587,10 +588,12 @@ class MCPServer(Generic[LifespanT]):
             self._scope_requirements()  # the gate holds it: scopes registered after the app count too
 
     def sse_app(self, **options: Any) -> Any:
-        """An ASGI app for the legacy HTTP+SSE transport."""
+        """An ASGI app for the legacy HTTP+SSE transport; with the server's auth settings, both of its
+        endpoints require a bearer token, as officially."""
         from mcp.server.sse import build_sse_app
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
+        self._auth_options(options)
         return build_sse_app(self._lowlevel_server, **options)
 
     @property
