@@ -1,7 +1,8 @@
 """Per-client limits over a real uvicorn (`servers/sessions_server.py`, started with `mcp.run()`
 and with the host's own `uvicorn.run(..., http=guarded_httptools(...))`): a client holding its
 `max_sessions_per_client` sessions is refused another `initialize` with 429 and a JSON-RPC error
-saying why, until it ends one; an idle kept-alive connection is closed after `keep_alive_timeout`;
+saying why, until it ends one (a client: a token's subject, else an address where `trusted_proxies`
+makes addresses trustworthy; otherwise nobody is capped, as the official SDK caps nobody); an idle kept-alive connection is closed after `keep_alive_timeout`;
 an oversized request head is refused with 431 on both ways of running the server."""
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,9 @@ import httpx
 import pytest
 
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT
+from mcp.server import MCPServer
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.http_limits import DEFAULT_HTTP_LIMITS, SessionsPerClient
 from mcp.server.streamable_http_app import _limits, uvicorn_config
 
@@ -132,18 +138,52 @@ def test_run_passes_the_keep_alive_timeout_to_uvicorn() -> None:
     assert config.timeout_keep_alive == 2.5
 
 
-def test_clients_are_told_apart_by_their_principal_else_their_address() -> None:
-    class Token:
-        def __init__(self, client_id: str, subject: str | None) -> None:
-            self.client_id, self.subject, self.claims = client_id, subject, {"iss": "https://issuer"}
+class Token:
+    def __init__(self, client_id: str, subject: str | None) -> None:
+        self.client_id, self.subject, self.claims = client_id, subject, {"iss": "https://issuer"}
 
-    address = SessionsPerClient.client_of({"client": ("10.0.0.1", 5000)})
-    assert address == SessionsPerClient.client_of({"client": ("10.0.0.1", 6000)})  # any port: one client
-    assert address != SessionsPerClient.client_of({"client": ("10.0.0.2", 5000)})
-    alice = SessionsPerClient.client_of({"client": ("10.0.0.1", 5000), "mcp.access_token": Token("app", "alice")})
-    bob = SessionsPerClient.client_of({"client": ("10.0.0.1", 5000), "mcp.access_token": Token("app", "bob")})
-    assert len({address, alice, bob}) == 3  # users of one app behind one proxy are told apart
-    assert alice == SessionsPerClient.client_of({"client": ("10.9.9.9", 1), "mcp.access_token": Token("app", "alice")})
+
+def forwarded(peer: str, chain: str | None = None, token: Token | None = None) -> dict[str, Any]:
+    headers = [(b"x-forwarded-for", chain.encode())] if chain is not None else []
+    scope: dict[str, Any] = {"client": (peer, 5000), "headers": headers}
+    if token is not None:
+        scope["mcp.access_token"] = token
+    return scope
+
+
+def test_clients_are_told_apart_by_their_subject_else_a_trusted_address_else_not_at_all() -> None:
+    untrusted = SessionsPerClient()
+    alice = untrusted.client_of(forwarded("10.0.0.1", token=Token("app", "alice")))
+    bob = untrusted.client_of(forwarded("10.0.0.1", token=Token("app", "bob")))
+    assert alice is not None and bob is not None and alice != bob  # users of one app behind one proxy
+    assert alice == untrusted.client_of(forwarded("10.9.9.9", token=Token("app", "alice")))  # from anywhere
+    # Without trusted_proxies an address may be a proxy's, and a token without a subject may be
+    # every user's of one OAuth client: nobody in particular, never refused.
+    assert untrusted.client_of(forwarded("10.0.0.1")) is None
+    assert untrusted.client_of(forwarded("10.0.0.1", "203.0.113.7")) is None
+    assert untrusted.client_of(forwarded("10.0.0.1", token=Token("app", None))) is None
+    for _ in range(DEFAULT_MAX_SESSIONS_PER_CLIENT + 1):
+        assert untrusted.admit(None)
+        untrusted.opened(None)
+    assert untrusted.open_sessions(None) == 0
+
+    direct = SessionsPerClient(trusted_proxies=[])  # no proxies: every peer is a client
+    assert direct.client_of(forwarded("10.0.0.1", "203.0.113.7")) == direct.client_of(forwarded("10.0.0.1"))
+    assert direct.client_of(forwarded("10.0.0.1")) != direct.client_of(forwarded("10.0.0.2"))
+    assert direct.client_of(forwarded("10.0.0.1", token=Token("app", None))) == direct.client_of(forwarded("10.0.0.1"))
+
+
+def test_behind_a_trusted_proxy_the_client_is_the_nearest_untrusted_forwarded_address() -> None:
+    quota = SessionsPerClient(trusted_proxies="10.0.0.0/8, 192.0.2.1")
+    assert quota.client_of(forwarded("10.0.0.1", "203.0.113.7")) == ("address", "203.0.113.7")
+    assert quota.client_of(forwarded("10.0.0.1", "198.51.100.1, 203.0.113.7, 192.0.2.1")) == \
+        ("address", "203.0.113.7")  # the left of it was written by the client: not trusted
+    assert quota.client_of(forwarded("10.0.0.1", "10.0.0.5, 10.0.0.6")) == ("address", "10.0.0.5")
+    assert quota.client_of(forwarded("10.0.0.1")) is None  # a proxy naming nobody is nobody
+    # X-Forwarded-For from a peer that is not a trusted proxy is never read.
+    assert quota.client_of(forwarded("203.0.113.9", "198.51.100.1")) == ("address", "203.0.113.9")
+    assert SessionsPerClient(trusted_proxies="*").client_of(forwarded("203.0.113.9", "198.51.100.1")) == \
+        ("address", "198.51.100.1")
 
 
 def test_the_count_at_its_edge() -> None:
@@ -159,3 +199,94 @@ def test_the_count_at_its_edge() -> None:
     unbounded = SessionsPerClient(None)
     unbounded.opened("c")
     assert unbounded.admit("c") and unbounded.open_sessions("c") == 0
+
+
+# -- who counts as one client, over a real uvicorn ------------------------------------------------
+# uvicorn runs with proxy_headers=False, so the ASGI scope's client is the TCP peer (127.0.0.1: the
+# "proxy"), whatever X-Forwarded-For says: what a deployment sees when uvicorn is not told about
+# its proxy.
+
+
+@contextmanager
+def uvicorn_thread(app: Any) -> Iterator[str]:
+    """Serve `app` on a free 127.0.0.1 port on a thread of its own; yields the MCP URL."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on", ws="none", proxy_headers=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 15
+        while not server.started:
+            assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+        assert not thread.is_alive(), "uvicorn did not stop"
+
+
+def initialize_as(http: httpx.Client, url: str, **headers: str) -> int:
+    return http.post(url, headers={**HEADERS, **headers}, content=json.dumps(INIT)).status_code
+
+
+def test_behind_a_proxy_without_a_trusted_proxy_setting_no_client_is_capped() -> None:
+    """Every request comes from the proxy's address: counting by it would give the whole
+    deployment 100 sessions. Without `trusted_proxies` the address is not a client's, so the
+    official SDK's answer holds: every session is served."""
+    app = MCPServer("behind-a-proxy").streamable_http_app(json_response=True)
+    with uvicorn_thread(app) as url, httpx.Client(timeout=30) as http:
+        served = [initialize_as(http, url, **{"x-forwarded-for": f"203.0.113.{n % 250}, 198.51.100.{n // 250}"})
+                  for n in range(150)]
+        assert served == [200] * 150
+        assert initialize_as(http, url) == 200  # nor without a forwarded address
+
+
+class SubjectVerifier:
+    """Bearer tokens "alice" and "bob" stand for those subjects of one OAuth client; "app" for the
+    client itself (a verifier that sets no subject)."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if token not in ("alice", "bob", "app"):
+            return None
+        return AccessToken(token=token, client_id="one-app", scopes=[], subject=None if token == "app" else token)
+
+
+def test_an_authenticated_subject_is_one_client_from_every_address() -> None:
+    mcp = MCPServer("principals", token_verifier=SubjectVerifier(), auth=AuthSettings(
+        issuer_url="https://auth.example.com", resource_server_url="http://127.0.0.1/mcp", validate_token_resource=False))
+    with uvicorn_thread(mcp.streamable_http_app(json_response=True)) as url, httpx.Client(timeout=30) as http:
+        alice = [initialize_as(http, url, authorization="Bearer alice", **{"x-forwarded-for": f"203.0.113.{n}"})
+                 for n in range(DEFAULT_MAX_SESSIONS_PER_CLIENT)]
+        assert alice == [200] * DEFAULT_MAX_SESSIONS_PER_CLIENT
+        refused = http.post(url, headers={**HEADERS, "authorization": "Bearer alice"}, content=json.dumps(INIT))
+        assert refused.status_code == 429
+        assert refused.json()["error"]["data"] == {"limit": DEFAULT_MAX_SESSIONS_PER_CLIENT}
+        assert initialize_as(http, url, authorization="Bearer bob") == 200
+        # A token without a subject may be every user's of that client: not counted.
+        no_subject = [initialize_as(http, url, authorization="Bearer app") for _ in range(DEFAULT_MAX_SESSIONS_PER_CLIENT + 1)]
+        assert no_subject == [200] * (DEFAULT_MAX_SESSIONS_PER_CLIENT + 1)
+
+
+def test_with_trusted_proxies_each_forwarded_address_is_one_client() -> None:
+    app = MCPServer("trusted").streamable_http_app(json_response=True, max_sessions_per_client=3,
+                                                   trusted_proxies=["127.0.0.1"])
+    with uvicorn_thread(app) as url, httpx.Client(timeout=30) as http:
+        first = {"x-forwarded-for": "203.0.113.1"}
+        assert [initialize_as(http, url, **first) for _ in range(4)] == [200, 200, 200, 429]
+        assert initialize_as(http, url, **{"x-forwarded-for": "203.0.113.2"}) == 200
+        # What the client itself wrote to the left of the address the proxy saw changes nothing.
+        assert initialize_as(http, url, **{"x-forwarded-for": "198.51.100.9, 203.0.113.1"}) == 429
+
+
+def test_forwarded_addresses_from_a_peer_that_is_not_a_trusted_proxy_are_ignored() -> None:
+    app = MCPServer("untrusted-peer").streamable_http_app(json_response=True, max_sessions_per_client=3,
+                                                          trusted_proxies="10.0.0.0/8")
+    with uvicorn_thread(app) as url, httpx.Client(timeout=30) as http:
+        spoofed = [initialize_as(http, url, **{"x-forwarded-for": f"203.0.113.{n}"}) for n in range(4)]
+        assert spoofed == [200, 200, 200, 429]  # all one client: the peer 127.0.0.1

@@ -27,8 +27,9 @@ DEFAULT_SESSION_IDLE_TIMEOUT: Final = 30 * 60
 DEFAULT_MAX_SESSIONS: Final = 10_000
 """Sessions a stateful server holds at once (least recently used idle ones are evicted first)."""
 DEFAULT_MAX_SESSIONS_PER_CLIENT: Final = 100
-"""Sessions one client (principal, else address) may hold open at once: a hundredth of the default
-table, so one client cannot fill it, while a NAT or a host full of tools behind one address fits."""
+"""Sessions one client (a token's subject, else a trusted address) may hold open at once: a
+hundredth of the default table, so one client cannot fill it, while a NAT or a host full of tools
+behind one address fits."""
 
 X_MCP_HEADER: Final = "x-mcp-header"
 """The input-schema annotation asking clients to mirror an argument into `Mcp-Param-<Name>`."""

@@ -20,20 +20,24 @@ Hosts that run uvicorn themselves get the same guard with `uvicorn.run(app, http
 (or `--http mcp.server.http_limits:GuardedHttpToolsProtocol` on the command line, default limits).
 
 `SessionsPerClient` bounds the handshake-era sessions one client may hold open at once (consulted
-by the Streamable HTTP session manager when it is asked to `initialize`).
+by the Streamable HTTP session manager when it is asked to `initialize`): a client is the token's
+subject, else its address where `trusted_proxies=` makes addresses trustworthy; otherwise no cap.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT
 
+if TYPE_CHECKING:
+    import ipaddress
+
 __all__ = ["DEFAULT_HTTP_LIMITS", "DEFAULT_SESSIONS_PER_CLIENT", "HttpLimits", "SessionsPerClient",
-           "guarded_httptools", "guarded_protocol"]
+           "TrustedProxies", "guarded_httptools", "guarded_protocol"]
 
 _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
                    b"content-length: 32\r\nconnection: close\r\n\r\nRequest header fields too large\n")
@@ -178,45 +182,106 @@ DEFAULT_SESSIONS_PER_CLIENT: Final = DEFAULT_MAX_SESSIONS_PER_CLIENT
 """Open handshake-era sessions one client may hold (`mcp._protocol.http` is the number's home)."""
 
 _ACCESS_TOKEN_KEY = "mcp.access_token"
+TrustedProxies = str | Sequence[str] | None
+"""`trusted_proxies=`: None, or the peers (IP addresses, networks such as "10.0.0.0/8", "*" for
+any) whose `X-Forwarded-For` names the client, as a list or a comma-separated string."""
 
 
 class SessionsPerClient:
     """How many handshake-era sessions each client holds, and whether it may open another.
 
-    A client is the authenticated principal when the request carries a verified token (client id,
-    issuer and subject: users behind one proxy are told apart, and one user is one client from
-    every address), else the peer's IP address (a client without credentials has nothing better to
-    go by). `limit=None` counts nothing."""
+    The cap never refuses a client it cannot tell apart from others (the official SDK has no cap,
+    so it must not turn away what the official serves). A client is:
 
-    __slots__ = ("_open", "limit")
+    - the authenticated principal, when the request carries a verified token with a subject
+      (client id, issuer and subject: one user is one client from every address);
+    - else its IP address, when `trusted_proxies` says addresses can be trusted: a peer listed
+      there is a proxy, and the client is the nearest address in `X-Forwarded-For` that is not a
+      listed proxy (as uvicorn's `forwarded_allow_ips`); any other peer is a client connecting
+      directly. `X-Forwarded-For` from an unlisted peer is never read;
+    - else nobody in particular, and the cap does not apply: with `trusted_proxies=None` (the
+      default) every peer may be a proxy carrying many users, and a token without a subject may be
+      shared by every user of one OAuth client.
 
-    def __init__(self, limit: int | None = DEFAULT_SESSIONS_PER_CLIENT) -> None:
+    `limit=None` counts nothing."""
+
+    __slots__ = ("_any_proxy", "_open", "_proxies", "_proxy_hosts", "limit", "trusts_addresses")
+
+    def __init__(self, limit: int | None = DEFAULT_SESSIONS_PER_CLIENT, trusted_proxies: TrustedProxies = None) -> None:
         if limit is not None and limit <= 0:
             raise ValueError("max_sessions_per_client must be positive or None")
         self.limit = limit
         self._open: dict[Hashable, int] = {}
+        self.trusts_addresses = trusted_proxies is not None
+        """Whether an address stands for one client (`trusted_proxies` was given)."""
+        entries = ([part.strip() for part in trusted_proxies.split(",")] if isinstance(trusted_proxies, str)
+                   else [str(entry).strip() for entry in trusted_proxies or ()])
+        entries = [entry for entry in entries if entry]
+        self._any_proxy = "*" in entries
+        self._proxies: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        self._proxy_hosts: set[str] = set()
+        """Entries that are neither addresses nor networks (a unix socket path, a host name): matched
+        literally, as uvicorn does."""
+        if not entries:
+            return
+        import ipaddress  # only with proxies to match
 
-    @staticmethod
-    def client_of(scope: Any) -> Hashable:
-        """The key the limit counts `scope`'s request under (see the class docstring)."""
+        for entry in entries:
+            if entry == "*":
+                continue
+            try:
+                self._proxies.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                self._proxy_hosts.add(entry)
+
+    def _is_proxy(self, host: str) -> bool:
+        if self._any_proxy or host in self._proxy_hosts:
+            return True
+        if not self._proxies:
+            return False
+        import ipaddress
+
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self._proxies)
+
+    def client_of(self, scope: Any) -> Hashable | None:
+        """The key the limit counts `scope`'s request under, or None when the request cannot be
+        attributed to one client (then it is not counted; see the class docstring)."""
         token = scope.get(_ACCESS_TOKEN_KEY)
         if token is not None:
-            claims: Any = getattr(token, "claims", None) or {}
-            issuer: Any = claims.get("iss")
-            return ("principal", getattr(token, "client_id", None), issuer, getattr(token, "subject", None))
+            subject = getattr(token, "subject", None)
+            if subject is not None:
+                claims: Any = getattr(token, "claims", None) or {}
+                issuer: Any = claims.get("iss")
+                return ("principal", getattr(token, "client_id", None), issuer, subject)
+        if not self.trusts_addresses:
+            return None
         client = scope.get("client")
-        return ("address", client[0] if client else None)
+        peer: str | None = client[0] if client else None
+        if peer is None:
+            return None
+        if not self._is_proxy(peer):
+            return ("address", peer)
+        forwarded = b",".join(value for name, value in scope.get("headers", ()) if name.lower() == b"x-forwarded-for")
+        hops = [hop.strip() for hop in forwarded.decode("latin-1").split(",") if hop.strip()]
+        for hop in reversed(hops):  # nearest first: each listed proxy vouches for the hop before it
+            if not self._is_proxy(hop):
+                return ("address", hop)
+        return ("address", hops[0]) if hops else None  # a proxy that names no client: nobody to count
 
-    def admit(self, client: Hashable) -> bool:
+    def admit(self, client: Hashable | None) -> bool:
         """Whether `client` may open one more session (it is counted once `opened` is called)."""
-        return self.limit is None or self._open.get(client, 0) < self.limit
+        return self.limit is None or client is None or self._open.get(client, 0) < self.limit
 
-    def opened(self, client: Hashable) -> None:
-        if self.limit is not None:
+    def opened(self, client: Hashable | None) -> None:
+        if self.limit is not None and client is not None:
             self._open[client] = self._open.get(client, 0) + 1
 
-    def closed(self, client: Hashable) -> None:
-        if self.limit is None:
+    def closed(self, client: Hashable | None) -> None:
+        if self.limit is None or client is None:
             return
         left = self._open.get(client, 0) - 1
         if left > 0:
@@ -224,5 +289,5 @@ class SessionsPerClient:
         else:
             self._open.pop(client, None)
 
-    def open_sessions(self, client: Hashable) -> int:
-        return self._open.get(client, 0)
+    def open_sessions(self, client: Hashable | None) -> int:
+        return self._open.get(client, 0) if client is not None else 0

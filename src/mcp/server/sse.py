@@ -4,15 +4,17 @@ event names the URL to POST client messages to."""
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, quote
+from uuid import UUID, uuid4
 
 import anyio
 
 from mcp._engine.seam import WireReceiveStream, WireSendStream
 from mcp._protocol.codec import ParseError, decode, encode_bytes
+from mcp._protocol.messages import InvalidMessage, classify
 from mcp._protocol.sse import encode_event
 from mcp.server._host_check import check
 from mcp.server.streamable_http import (
@@ -22,11 +24,12 @@ from mcp.server.streamable_http import (
     _read_body,
     _send_body,
     _send_refusal,
-    _send_text,
 )
 from mcp.shared.message import SessionMessage
 
 if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectSendStream
+
     from mcp.server.transport_security import TransportSecuritySettings
 
 logger = logging.getLogger("mcp.server.sse")
@@ -39,7 +42,15 @@ class SseServerTransport:
     `(read_stream, write_stream)` for `Server.run`; `handle_post_message` (an ASGI app, mounted at
     `endpoint`) feeds the POSTed messages to the right stream. Given a `server=`, `handle_sse`
     serves that server's connection itself (what `build_sse_app` mounts).
+
+    `_read_stream_writers` maps each open session's id (a `UUID`) to the stream its POSTed messages
+    go into, as officially (tests and proxies read it); a session leaves it when its GET stream
+    ends. A session opened with a bearer token answers only POSTs that carry the same principal
+    (`_session_owners`); to anyone else it does not exist (404).
     """
+
+    _read_stream_writers: dict[UUID, MemoryObjectSendStream[SessionMessage | Exception]]
+    _session_owners: dict[UUID, Any]
 
     def __init__(self, endpoint: str, security_settings: TransportSecuritySettings | None = None,
                  max_request_body_size: int = DEFAULT_MAX_BODY, *, server: Any = None) -> None:
@@ -49,10 +60,11 @@ class SseServerTransport:
             raise ValueError(f"Given endpoint: {endpoint} is not a relative path (e.g., '/messages/'), "
                              "expecting a relative path (e.g., '/messages/').")
         self.server = server
-        self.message_path = endpoint if endpoint.startswith("/") else "/" + endpoint
+        self._endpoint = endpoint if endpoint.startswith("/") else "/" + endpoint
         self.max_request_body_size = max_request_body_size
         self.security_settings = security_settings
-        self._inboxes: dict[str, Any] = {}
+        self._read_stream_writers = {}
+        self._session_owners = {}
         self._lifespan_context: Any = None
         self._lifespan_stack: AsyncExitStack | None = None
         self._lifespan_lock = anyio.Lock()
@@ -91,11 +103,17 @@ class SseServerTransport:
         if rejected is not None:
             await _send_refusal(send, *rejected)
             raise ValueError("Request validation failed")
-        session_id = secrets.token_hex(16)
+        session_id = uuid4()
         in_send, in_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
         out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](64)
-        self._inboxes[session_id] = in_send
-        endpoint = f"{scope.get('root_path', '')}{self.message_path}?session_id={session_id}"
+        owner = _principal_of(scope)
+        if owner is not None:
+            self._session_owners[session_id] = owner
+        self._read_stream_writers[session_id] = in_send
+        # The URL the client POSTs to: the mount prefix (`root_path`) and the endpoint, from the
+        # server's root, so that it works wherever the app is mounted.
+        path = quote(str(scope.get("root_path", "")).rstrip("/") + self._endpoint)
+        endpoint = f"{path}?session_id={session_id.hex}"
         pumped = anyio.Event()
 
         async def pump() -> None:
@@ -132,7 +150,8 @@ class SseServerTransport:
         except OSError:
             pass
         finally:
-            self._inboxes.pop(session_id, None)
+            self._read_stream_writers.pop(session_id, None)
+            self._session_owners.pop(session_id, None)
             in_send.close()
             in_recv.close()
             out_send.close()
@@ -151,46 +170,112 @@ class SseServerTransport:
         async with self.connect_sse(scope, receive, send) as (read_stream, write_stream):
             await self.server.serve_connection(read_stream, write_stream, lifespan_context)
 
-    async def handle_post(self, scope: Any, receive: Any, send: Any) -> None:
+    async def handle_post_message(self, scope: Any, receive: Any, send: Any) -> None:
+        """The message endpoint (an ASGI app to mount at `endpoint`). Its answers, in the official
+        order: 405 for another method; 413 for a body over `max_request_body_size`; 400 for a
+        Content-Type that is not JSON; 421/403 from the security settings; 400 without a
+        `session_id` or with one that is not a UUID; 404 for a session that is not open (or was
+        opened by another principal); 400 for a body that is not one JSON-RPC message; else 202,
+        and the message goes to the session's stream."""
+        if scope.get("method") != "POST":
+            await _send_body(send, 405, b"", [(b"allow", b"POST")])
+            return
         headers = _headers(scope)
-        rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
-        if rejected is not None:
-            await _send_refusal(send, *rejected)
-            return
-        query = scope.get("query_string", b"").decode()
-        session_id = next((part[11:] for part in query.split("&") if part.startswith("session_id=")), None)
-        if session_id is None:
-            await _send_text(send, 400, "session_id is required")
-            return
-        inbox = self._inboxes.get(session_id)
-        if inbox is None:
-            await _send_text(send, 404, "Could not find session")
-            return
         body = await _read_body(receive, headers, self.max_request_body_size)
         if body is _DISCONNECTED:
             return
         if body is None:
-            await _send_text(send, 413, "Payload Too Large")
+            await _send_plain(send, 413, "Request body too large")
+            return
+        if not headers.get("content-type", "").lower().startswith("application/json"):
+            await _send_plain(send, 400, "Invalid Content-Type header")
+            return
+        rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
+        if rejected is not None:
+            await _send_refusal(send, *rejected)
+            return
+        raw_id = _session_param(scope.get("query_string", b""))
+        if raw_id is None:
+            await _send_plain(send, 400, "session_id is required")
             return
         try:
-            item: SessionMessage | Exception = SessionMessage(decode(body))
-        except ParseError as exc:
-            await _send_text(send, 400, f"Could not parse message: {exc}")
+            session_id = UUID(hex=raw_id)
+        except ValueError:
+            await _send_plain(send, 400, "Invalid session ID")
+            return
+        writer = self._read_stream_writers.get(session_id)
+        if writer is None or _principal_of(scope) != self._session_owners.get(session_id):
+            # A session answers only the principal that opened it; to anyone else it does not exist.
+            await _send_plain(send, 404, "Could not find session")
             return
         try:
-            await inbox.send(item)
+            message = decode(body)
+            classify(message)
+        except (ParseError, InvalidMessage) as exc:
+            logger.warning("Could not parse message: %s", exc)
+            await _send_plain(send, 400, "Could not parse message")
+            return
+        try:
+            await writer.send(SessionMessage(message, _PostMetadata(scope)))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await _send_text(send, 404, "Could not find session")  # the stream closed meanwhile
+            await _send_plain(send, 404, "Could not find session")  # the stream closed meanwhile
             return
-        await _send_body(send, 202, b"Accepted", [(b"content-type", b"text/plain")])
+        await _send_plain(send, 202, "Accepted")
 
-    handle_post_message = handle_post
-    """The official name of the POST endpoint (an ASGI app to mount at `endpoint`)."""
+
+class _PostMetadata:
+    """Transport metadata of one POSTed message: handlers see its HTTP request
+    (`ctx.request`, a Starlette `Request` made on first use), as officially."""
+
+    __slots__ = ("_request", "scope")
+
+    def __init__(self, scope: Any) -> None:
+        self.scope = scope
+        self._request: Any = None
+
+    @property
+    def request(self) -> Any:
+        if self._request is None:
+            from starlette.requests import Request
+
+            self._request = Request(self.scope)
+        return self._request
+
+
+def _session_param(query_string: bytes) -> str | None:
+    """The `session_id` query parameter, decoded; the last one when repeated (as Starlette's
+    `query_params.get`)."""
+    found: str | None = None
+    for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        if name == "session_id":
+            found = value
+    return found
+
+
+def _principal_of(scope: Any) -> Any:
+    """Who an authenticated request acts for (`authorization_context` of its user); None without
+    a bearer token."""
+    user = scope.get("user")
+    if user is None or getattr(user, "access_token", None) is None:
+        return None
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
+
+    return authorization_context(user) if isinstance(user, AuthenticatedUser) else None
+
+
+async def _send_plain(send: Any, status: int, text: str) -> None:
+    """A short text answer with no Content-Type, as the official transport's."""
+    await _send_body(send, status, text.encode(), [])
 
 
 def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/messages/",
                   max_request_body_size: int = DEFAULT_MAX_BODY, transport_security: TransportSecuritySettings | None = None,
-                  host: str = "127.0.0.1", custom_starlette_routes: list[Any] | None = None, debug: bool = False) -> Any:
+                  host: str = "127.0.0.1", custom_starlette_routes: list[Any] | None = None, debug: bool = False,
+                  auth: Any = None, token_verifier: Any = None, auth_server_provider: Any = None) -> Any:
+    """A Starlette app serving `server` over the legacy SSE transport (GET `sse_path`, POST
+    `message_path`); with `auth`, as officially, both endpoints require a bearer token (a session
+    then answers only the principal that opened it), and the authorization server's and the
+    protected-resource metadata routes are served."""
     from starlette.applications import Starlette
     from starlette.routing import Mount, Route
 
@@ -211,8 +296,19 @@ def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
             await self.handler(scope, receive, send)
 
-    routes = [Route(sse_path, endpoint=_Endpoint(transport.handle_sse), methods=["GET"]),
-              Mount(message_path, app=_Endpoint(transport.handle_post)), *(custom_starlette_routes or [])]
+    stream: Any = _Endpoint(transport.handle_sse)
+    messages: Any = _Endpoint(transport.handle_post_message)
+    auth_routes: list[Any] = []
+    if auth is not None:
+        from mcp.server.auth.app import wrap_with_auth
+
+        requirements = getattr(server, "scope_requirements", None)
+        stream, auth_routes = wrap_with_auth(stream, token_verifier=token_verifier, auth=auth, mcp_path=sse_path,
+                                             auth_server_provider=auth_server_provider, scope_requirements=requirements)
+        messages, _ = wrap_with_auth(messages, token_verifier=token_verifier, auth=auth, mcp_path=sse_path,
+                                     auth_server_provider=auth_server_provider, scope_requirements=requirements)
+    routes = [Route(sse_path, endpoint=stream, methods=["GET"]), Mount(message_path, app=messages),
+              *auth_routes, *(custom_starlette_routes or [])]
     return Starlette(debug=debug, routes=routes, lifespan=lifespan)
 
 

@@ -63,7 +63,7 @@ from mcp.server.event_store import (
     message_for_store,
     wire_message,
 )
-from mcp.server.http_limits import SessionsPerClient
+from mcp.server.http_limits import SessionsPerClient, TrustedProxies
 from mcp.server.session import ServerSession
 from mcp.server.session_store import SessionRecord, SessionStore, StoreUnavailable
 from mcp.shared.message import SessionMessage
@@ -445,6 +445,7 @@ class StreamableHTTPSessionManager:
         max_sessions_per_client: int | None = h.DEFAULT_MAX_SESSIONS_PER_CLIENT,
         *,
         session_store: SessionStore | None = None,
+        trusted_proxies: TrustedProxies = None,
     ) -> None:
         self.app = self.server = app
         """The low-level `Server` whose connections this manager serves."""
@@ -458,7 +459,7 @@ class StreamableHTTPSessionManager:
         self.max_sessions = sys.maxsize if max_sessions is None else max_sessions
         self._sessions: OrderedDict[str, _HttpSession] = OrderedDict()
         """Handshake-era sessions, least recently used first."""
-        self.sessions_per_client = SessionsPerClient(max_sessions_per_client)
+        self.sessions_per_client = SessionsPerClient(max_sessions_per_client, trusted_proxies)
         self._sweep_interval = min(60.0, self.session_idle_timeout / 4)
         self._last_sweep = time.monotonic()
         self._lifespan_stack: AsyncExitStack | None = None

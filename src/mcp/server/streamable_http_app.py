@@ -17,11 +17,12 @@ from mcp.server.streamable_http import DEFAULT_MAX_BODY, StreamableHTTPSessionMa
 if TYPE_CHECKING:
     import asyncio
 
+    from mcp.server.http_limits import TrustedProxies
     from mcp.server.transport_security import TransportSecuritySettings
 
 _HTTP_OPTIONS = frozenset({"streamable_http_path", "json_response", "stateless_http", "event_store", "retry_interval",
                            "max_request_body_size", "transport_security", "host", "custom_starlette_routes", "debug",
-                           "session_idle_timeout", "max_sessions", "max_sessions_per_client", "auth", "token_verifier",
+                           "session_idle_timeout", "max_sessions", "max_sessions_per_client", "trusted_proxies", "auth", "token_verifier",
                            "auth_server_provider"})
 
 
@@ -41,6 +42,7 @@ def build_app(
     session_idle_timeout: float | None = DEFAULT_SESSION_IDLE_TIMEOUT,
     max_sessions: int | None = DEFAULT_MAX_SESSIONS,
     max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+    trusted_proxies: TrustedProxies = None,
     auth: Any = None,
     token_verifier: Any = None,
     auth_server_provider: Any = None,
@@ -54,7 +56,7 @@ def build_app(
         retry_interval=retry_interval, max_request_body_size=max_request_body_size,
         security_settings=transport_security if transport_security is not None else _default_security(host),
         session_idle_timeout=session_idle_timeout, max_sessions=max_sessions,
-        max_sessions_per_client=max_sessions_per_client,
+        max_sessions_per_client=max_sessions_per_client, trusted_proxies=trusted_proxies,
     )
     server.session_manager = manager
 

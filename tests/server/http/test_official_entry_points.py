@@ -86,7 +86,7 @@ async def test_connect_sse_refuses_a_foreign_host(wire: str) -> None:
 def test_an_sse_endpoint_must_be_a_relative_path() -> None:
     with pytest.raises(ValueError, match="is not a relative path"):
         SseServerTransport("http://example.com/messages/")
-    assert SseServerTransport("messages/").message_path == "/messages/"
+    assert SseServerTransport("messages/")._endpoint == "/messages/"  # the official attribute
 
 
 def _mounted_manager(**options: Any) -> Starlette:

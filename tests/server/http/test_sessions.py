@@ -165,7 +165,7 @@ def test_the_app_factories_take_the_official_keyword_options_and_no_port() -> No
 
     shared = ["streamable_http_path", "json_response", "stateless_http", "event_store", "retry_interval",
               "max_request_body_size", "session_idle_timeout", "max_sessions", "transport_security", "host"]
-    ours = ["max_sessions_per_client"]  # beyond the official SDK, after its keywords
+    ours = ["max_sessions_per_client", "trusted_proxies"]  # beyond the official SDK, after its keywords
     assert list(inspect.signature(MCPServer.streamable_http_app).parameters)[1:] == [*shared, *ours]
     assert list(inspect.signature(Server.streamable_http_app).parameters)[1:] == [
         *shared, "auth", "token_verifier", "auth_server_provider", "custom_starlette_routes", "debug", *ours]

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from mcp.server.auth.scopes import ScopeRequirements
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.event_store import EventStore
+    from mcp.server.http_limits import TrustedProxies
     from mcp.server.models import InitializationOptions
     from mcp.server.streamable_http import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
@@ -455,6 +456,7 @@ class Server(Generic[LifespanT]):
         custom_starlette_routes: list[Route] | None = None,
         debug: bool = False,
         max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        trusted_proxies: TrustedProxies = None,
     ) -> Starlette:
         """An ASGI (Starlette) app serving this server over Streamable HTTP at
         `streamable_http_path` (plus `custom_starlette_routes`); with `auth`, the endpoint requires
@@ -468,7 +470,7 @@ class Server(Generic[LifespanT]):
             max_sessions=max_sessions, transport_security=transport_security, host=host, auth=auth,
             token_verifier=token_verifier, auth_server_provider=auth_server_provider,
             custom_starlette_routes=custom_starlette_routes, debug=debug,
-            max_sessions_per_client=max_sessions_per_client,
+            max_sessions_per_client=max_sessions_per_client, trusted_proxies=trusted_proxies,
         )
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mcp.server.event_store import EventStore
+    from mcp.server.http_limits import TrustedProxies
     from mcp.server.mcpserver.context import Context
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -571,6 +572,7 @@ class MCPServer(Generic[LifespanT]):
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
         options.setdefault("log_level", self._setting("log_level"))
+        self._auth_options(options)
         await serve_sse(self._lowlevel_server, **options)
 
     def streamable_http_app(
@@ -587,17 +589,19 @@ class MCPServer(Generic[LifespanT]):
         transport_security: TransportSecuritySettings | None = None,
         host: str = "127.0.0.1",
         max_sessions_per_client: int | None = DEFAULT_MAX_SESSIONS_PER_CLIENT,
+        trusted_proxies: TrustedProxies = None,
     ) -> Starlette:
         """An ASGI (Starlette) app serving this server over Streamable HTTP at
         `streamable_http_path`, with the server's custom routes and auth; mountable as is.
         `session_idle_timeout` / `max_sessions` / `max_sessions_per_client` of None mean no
-        eviction / no bound."""
+        eviction / no bound. `max_sessions_per_client` counts a token's subject, or an address only
+        with `trusted_proxies` (see `mcp.server.http_limits.SessionsPerClient`)."""
         options: dict[str, Any] = {
             "streamable_http_path": streamable_http_path, "json_response": json_response,
             "stateless_http": stateless_http, "event_store": event_store, "retry_interval": retry_interval,
             "max_request_body_size": max_request_body_size, "session_idle_timeout": session_idle_timeout,
             "max_sessions": max_sessions, "transport_security": transport_security, "host": host,
-            "max_sessions_per_client": max_sessions_per_client,
+            "max_sessions_per_client": max_sessions_per_client, "trusted_proxies": trusted_proxies,
             "custom_starlette_routes": self._custom_routes, "debug": self._setting("debug"),
         }
         self._auth_options(options)
@@ -611,10 +615,12 @@ class MCPServer(Generic[LifespanT]):
             self._scope_requirements()  # the gate holds it: scopes registered after the app count too
 
     def sse_app(self, **options: Any) -> Any:
-        """An ASGI app for the legacy HTTP+SSE transport."""
+        """An ASGI app for the legacy HTTP+SSE transport; with the server's auth settings, both of its
+        endpoints require a bearer token, as officially."""
         from mcp.server.sse import build_sse_app
 
         options.setdefault("custom_starlette_routes", self._custom_routes)
+        self._auth_options(options)
         return build_sse_app(self._lowlevel_server, **options)
 
     @property
