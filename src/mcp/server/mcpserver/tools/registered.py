@@ -154,10 +154,10 @@ class RegisteredTool:
         """Arguments checked against a verbatim JSON Schema (compiled once), passed through as given."""
         check = self._schema_check
         if check is None:
-            from mcp.client.output_validation import compile_validator
+            from mcp.shared.json_schema_check import compile_validator
 
             assert self._input_schema is not None
-            check = self._schema_check = compile_validator(self._input_schema)
+            check = self._schema_check = compile_validator(self._input_schema, schema_from_peer=False)
         error = check(arguments)
         if error is not None:
             raise ToolError(f"Invalid arguments: {error}")
