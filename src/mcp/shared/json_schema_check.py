@@ -88,6 +88,39 @@ def compile_validator(schema: dict[str, Any], *, schema_from_peer: bool = True) 
     return check
 
 
+OFF_LOOP_ABOVE = 10_000
+"""Values holding more JSON values than this are checked on a worker thread (`check_off_loop`)."""
+
+
+async def check_off_loop(check: Check, instance: Any) -> str | None:
+    """`check(instance)`, on a worker thread when `instance` is large: the check is linear but
+    pure Python (a million items take seconds), and the event loop must keep serving the other
+    requests, and the caller's own timeouts (`read_timeout_seconds`, `fail_after`) must fire."""
+    if not has_more_values_than(instance, OFF_LOOP_ABOVE):
+        return check(instance)
+    from mcp._engine.workers import run_sync
+
+    return await run_sync(check, instance)
+
+
+def has_more_values_than(value: Any, limit: int) -> bool:
+    """Whether the JSON value `value` holds more than `limit` values (itself, items, members),
+    counted in at most `limit` steps."""
+    stack: list[Any] = [value]
+    count = 0
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(node, dict | list | tuple):
+            members = cast("dict[Any, Any] | list[Any]", node)
+            if len(members) > limit:
+                return True
+            stack.extend(members.values() if isinstance(members, dict) else members)
+    return False
+
+
 def _accept_all(instance: Any) -> str | None:
     return None
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, cast, get_args, get_origin, get_type_hints
 
 from mcp.shared.exceptions import InvalidSignature
+from mcp.shared.json_schema_check import bounded_text, has_more_values_than
 
 logger = logging.getLogger("mcp.server.tools")
 
@@ -178,8 +179,6 @@ class Signature:
             try:
                 checker.validate_python(arguments)
             except ValidationError as exc:
-                from mcp.shared.json_schema_check import bounded_text
-
                 raise BoundedValidationError(bounded_text(
                     f"{exc}\n(the arguments hold more than {REPORT_EVERY_ERROR_UP_TO} values: only the first "
                     "error of each list, set, tuple or dict is reported)")) from None
@@ -227,24 +226,6 @@ def fail_fast_checker(model: Any) -> Any:
     except Exception:  # an exotic schema: the model's validator alone (full reports, as before)
         logger.debug("No fail-fast checker for %s", model, exc_info=True)
         return None
-
-
-def has_more_values_than(value: Any, limit: int) -> bool:
-    """Whether the JSON value `value` holds more than `limit` values (itself, items, members),
-    counted in at most `limit` steps."""
-    stack: list[Any] = [value]
-    count = 0
-    while stack:
-        node = stack.pop()
-        count += 1
-        if count > limit:
-            return True
-        if isinstance(node, dict | list | tuple):
-            members = cast("dict[Any, Any] | list[Any]", node)
-            if len(members) > limit:
-                return True
-            stack.extend(members.values() if isinstance(members, dict) else members)
-    return False
 
 
 def is_context_annotation(annotation: Any) -> bool:
