@@ -170,3 +170,12 @@ async def test_a_hostile_servers_output_schemas_do_not_freeze_the_client() -> No
             assert message.startswith("Invalid structured content returned by tool rows: [{'n': 0}, {'n': 1}")
             assert message.endswith("has non-unique elements (at /rows)")
             assert len(message) < 2 * MAX_MESSAGE_CHARS
+
+
+def test_counting_values_stops_at_the_limit_and_counts_every_kind() -> None:
+    from mcp.shared.json_schema_check import has_more_values_than
+
+    assert not has_more_values_than({"a": [1] * 998}, 1000)  # the object, the array, 998 items
+    assert has_more_values_than({"a": [1] * 999}, 1000)
+    assert has_more_values_than([[None] * 1000] * 1000, 1000)
+    assert not has_more_values_than("x" * 1_000_000, 1)  # one value, however long

@@ -103,22 +103,33 @@ async def check_off_loop(check: Check, instance: Any) -> str | None:
     return await run_sync(check, instance)
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def has_more_values_than(value: Any, limit: int) -> bool:
     """Whether the JSON value `value` holds more than `limit` values (itself, items, members),
-    counted in at most `limit` steps."""
+    in O(`limit`) steps (it runs on every typed tools/call: scalars cost one type lookup)."""
     stack: list[Any] = [value]
     count = 0
     while stack:
         node = stack.pop()
         count += 1
+        kind: type[Any] = type(node)  # pyright: ignore[reportUnknownVariableType]
+        if kind in _SCALARS:
+            continue
         if count > limit:
             return True
-        if isinstance(node, dict | list | tuple):
-            members = cast("dict[Any, Any] | list[Any]", node)
+        if kind is dict or isinstance(node, dict):
+            members = cast("dict[Any, Any]", node)
             if len(members) > limit:
                 return True
-            stack.extend(members.values() if isinstance(members, dict) else members)
-    return False
+            stack.extend(members.values())
+        elif kind is list or isinstance(node, list | tuple):
+            items = cast("list[Any]", node)
+            if len(items) > limit:
+                return True
+            stack.extend(items)
+    return count > limit
 
 
 def _accept_all(instance: Any) -> str | None:
