@@ -76,6 +76,7 @@ LAYERS: dict[str, int] = {
     "mcp.shared.direct_dispatcher": L3,
     "mcp.shared.context": L3,
     "mcp.shared.peer": L3,
+    "mcp.shared.json_schema_check": L3,  # JSON Schema checks bounded by size; large values on the engine's workers
     # L4 transports
     "mcp.os": L4,
     "mcp.shared.memory": L4,

@@ -495,7 +495,9 @@ class ClientSession:
             except Exception as exc:
                 raise RuntimeError(f"Invalid schema for tool {name}: {exc}") from exc
             self._validators[name] = cached
-        error = cached[1](result.structured_content)
+        from mcp.shared.json_schema_check import check_off_loop
+
+        error = await check_off_loop(cached[1], result.structured_content)
         if error is not None:
             raise RuntimeError(f"Invalid structured content returned by tool {name}: {error}")
 

@@ -65,6 +65,17 @@ def build() -> MCPServer:
         return word
 
     @mcp.tool()
+    async def total(numbers: list[int]) -> int:
+        """Typed arguments: a million wrong-typed items once made a million-entry error report."""
+        return sum(numbers)
+
+    @mcp.tool(input_schema={"type": "object", "properties": {"rows": {"type": "array", "uniqueItems": True}},
+                            "required": ["rows"]})
+    async def distinct(rows: list[Any]) -> int:
+        """A verbatim input schema with `uniqueItems` (the stock keyword compares objects pairwise)."""
+        return len(rows)
+
+    @mcp.tool()
     def fail(message: str) -> str:
         raise ValueError(message)
 

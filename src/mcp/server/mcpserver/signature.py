@@ -10,11 +10,15 @@ falls back to the model, so values and error messages stay pydantic's.
 from __future__ import annotations
 
 import inspect
+import logging
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, cast, get_args, get_origin, get_type_hints
 
 from mcp.shared.exceptions import InvalidSignature
+from mcp.shared.json_schema_check import bounded_text, has_more_values_than
+
+logger = logging.getLogger("mcp.server.tools")
 
 _MISSING: Any = object()
 _FAST_TYPES: dict[Any, str] = {int: "integer", str: "string", float: "number", bool: "boolean"}
@@ -58,7 +62,7 @@ def _title(name: str) -> str:
 class Signature:
     """What registration learned about a function."""
 
-    __slots__ = ("_fast", "_model", "_renamed", "context_param", "fn", "hints", "is_async", "name", "params",
+    __slots__ = ("_fast", "_fast_failing", "_model", "_renamed", "context_param", "fn", "hints", "is_async", "name", "params",
                  "resolvers", "return_annotation")
 
     def __init__(self, fn: Callable[..., Any], name: str, params: list[tuple[str, Any, Any]], context_param: str | None,
@@ -74,6 +78,7 @@ class Signature:
         self.resolvers = resolvers
         """The compiled `Resolve(...)` graph (`dependencies.ResolverGraph`), or None."""
         self._model: Any = None
+        self._fast_failing: Any = None
         self._renamed: tuple[tuple[str, str], ...] | None = None
         fast = all(annotation in _FAST_TYPES and (default is _MISSING or type(default) in _JSON_SCALARS)
                    for _, annotation, default in params)
@@ -145,11 +150,82 @@ class Signature:
                 kwargs[name] = value
             else:
                 return kwargs
-        validated = self.arguments_model.__pydantic_validator__.validate_python(arguments)
+        validated = self.validate_bounded(arguments)
         kwargs = dict(validated.__dict__)
         for field_name, param_name in self.renamed:
             kwargs[param_name] = kwargs.pop(field_name)
         return kwargs
+
+
+    def validate_bounded(self, arguments: Any) -> Any:
+        """The arguments model validated from `arguments`, the error report bounded by the schema,
+        not by the input. pydantic collects every error: a million wrong-typed items in a
+        `list[int]` made a million-entry report (about 1 GB, a 177 MB answer, seconds of the event
+        loop). Arguments of at most `REPORT_EVERY_ERROR_UP_TO` values (counted in at most that
+        many steps) are validated as before: a report has at most about that many errors, and its
+        text is pydantic's own. Larger ones are first checked by a validator that stops at the first
+        error of each collection (`fail_fast_checker`): when it finds errors, `BoundedValidationError`
+        carries its report and says more may follow; when it finds none, the model's own validator
+        runs (a large valid input is validated twice, each time in linear work)."""
+        full = self.arguments_model.__pydantic_validator__
+        if not has_more_values_than(arguments, REPORT_EVERY_ERROR_UP_TO):
+            return full.validate_python(arguments)
+        checker = self._fast_failing
+        if checker is None:
+            checker = self._fast_failing = fail_fast_checker(self.arguments_model) or full
+        if checker is not full:
+            from pydantic import ValidationError
+
+            try:
+                checker.validate_python(arguments)
+            except ValidationError as exc:
+                raise BoundedValidationError(bounded_text(
+                    f"{exc}\n(the arguments hold more than {REPORT_EVERY_ERROR_UP_TO} values: only the first "
+                    "error of each list, set, tuple or dict is reported)")) from None
+            except Exception:  # a model validator that needs its model instance: the full check decides
+                pass
+        return full.validate_python(arguments)
+
+
+REPORT_EVERY_ERROR_UP_TO = 1_000
+"""Arguments with at most this many JSON values get pydantic's full error report (so at most
+about this many errors); larger ones the fail-fast report (`Signature.validate_bounded`)."""
+
+
+class BoundedValidationError(ValueError):
+    """Invalid arguments too large for a full report: pydantic's report of the first error of each
+    collection, then a line saying so."""
+
+
+_COLLECTIONS = frozenset({"list", "tuple", "set", "frozenset", "dict"})
+
+
+def fail_fast_checker(model: Any) -> Any:
+    """A validator accepting what `model`'s own accepts, stopping at the first error of every
+    list, tuple, set, frozenset and dict (pydantic-core's `fail_fast`), or None when its schema
+    cannot be rebuilt so. Its results are not the model's: a model schema (which pydantic-core
+    would answer with the class's own, full validator) is replaced by its fields' schema."""
+    from pydantic_core import SchemaValidator
+
+    def rebuilt(node: Any) -> Any:
+        if isinstance(node, dict):
+            node = cast("dict[str, Any]", node)
+            if node.get("type") == "model" and isinstance(node.get("schema"), dict):
+                return rebuilt(node["schema"])
+            copy = {key: rebuilt(value) for key, value in node.items()}
+            if copy.get("type") in _COLLECTIONS and "fail_fast" not in copy:
+                copy["fail_fast"] = True
+            return copy
+        if isinstance(node, list):
+            return [rebuilt(item) for item in cast("list[Any]", node)]
+        return node
+
+    schema = model.__pydantic_core_schema__
+    try:
+        return SchemaValidator(rebuilt(schema), schema.get("config"))
+    except Exception:  # an exotic schema: the model's validator alone (full reports, as before)
+        logger.debug("No fail-fast checker for %s", model, exc_info=True)
+        return None
 
 
 def is_context_annotation(annotation: Any) -> bool:

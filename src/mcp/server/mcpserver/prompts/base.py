@@ -290,7 +290,7 @@ class Prompt(BaseModel):
             parsed = _parse_json_arguments(model, dict(sig.renamed), arguments)
             if parsed is arguments:
                 raise
-            validated = model.model_validate(parsed)
+            validated = sig.validate_bounded(parsed)  # decoded JSON may hold a million wrong items
         kwargs = {name: getattr(validated, name) for name in type(cast(BaseModel, validated)).model_fields}
         for field_name, param_name in sig.renamed:
             kwargs[param_name] = kwargs.pop(field_name)

@@ -23,6 +23,7 @@ from mcp.shared.exceptions import (
     ToolError,
     UnexpectedResourceError,
 )
+from mcp.shared.json_schema_check import OFF_LOOP_ABOVE, has_more_values_than
 
 if TYPE_CHECKING:
     from mcp._protocol.http import ParamHeader
@@ -137,7 +138,10 @@ class RegisteredTool:
     async def run(self, arguments: dict[str, Any] | None, context: Any) -> Any:
         """Validate arguments, call the function (sync ones on a worker thread), return its value.
         Raises `ToolError` for anything the model should see as a failed call."""
-        kwargs = self._arguments(arguments)
+        if self._input_schema is not None and has_more_values_than(arguments, OFF_LOOP_ABOVE):
+            kwargs = await run_sync(self._arguments, arguments)  # jsonschema is pure Python: linear, yet seconds
+        else:
+            kwargs = self._arguments(arguments)
         sig = self.signature
         if sig.resolvers is not None:
             from mcp.server.mcpserver.dependencies import run_graph
@@ -154,10 +158,10 @@ class RegisteredTool:
         """Arguments checked against a verbatim JSON Schema (compiled once), passed through as given."""
         check = self._schema_check
         if check is None:
-            from mcp.client.output_validation import compile_validator
+            from mcp.shared.json_schema_check import compile_validator
 
             assert self._input_schema is not None
-            check = self._schema_check = compile_validator(self._input_schema)
+            check = self._schema_check = compile_validator(self._input_schema, schema_from_peer=False)
         error = check(arguments)
         if error is not None:
             raise ToolError(f"Invalid arguments: {error}")
