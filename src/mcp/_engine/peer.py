@@ -306,13 +306,14 @@ class Peer:
                 with request_clock(timeout, request) as scope:
                     await pending.event.wait()
             except anyio.get_cancelled_exc_class():
-                if pending.response is None and not self.closed.is_set() and method != "initialize":
+                if (pending.response is None and not self.closed.is_set() and method != "initialize"
+                        and not _resumable(metadata)):
                     with anyio.move_on_after(1, shield=True):
                         await self.send_notification("notifications/cancelled",
                                                      {"requestId": request_id, "reason": "caller cancelled"}, metadata)
                 raise
             if scope.cancelled_caught:
-                if method == "initialize":  # the spec forbids cancelling the handshake
+                if method == "initialize" or _resumable(metadata):  # the spec forbids cancelling the handshake
                     raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
                 await self.send_notification(
                     "notifications/cancelled", {"requestId": request_id, "reason": f"timed out after {timeout}s"}, metadata
@@ -641,6 +642,14 @@ class Peer:
 
 def _not_on_asyncio(*args: Any) -> Any:
     raise RuntimeError("native request tasks exist only while the peer runs on asyncio")
+
+
+def _resumable(metadata: Any) -> bool:
+    """Whether a request carries Streamable HTTP resumption hints (`ClientMessageMetadata`'s token
+    or token callback): abandoning it sends no courtesy `notifications/cancelled`, as officially,
+    so the server keeps working and the stream can be resumed later."""
+    return (getattr(metadata, "resumption_token", None) is not None
+            or getattr(metadata, "on_resumption_token_update", None) is not None)
 
 
 def _error_from_wire(error: dict[str, Any]) -> MCPError:

@@ -50,7 +50,7 @@ from mcp.client._http_library import HTTPErrors, errors_of
 from mcp.client.header_params import header_params, invalid_header_declaration
 from mcp.shared._request_clock import running
 from mcp.shared.inbound import mcp_param_headers
-from mcp.shared.message import SessionMessage
+from mcp.shared.message import ResumptionTokenUpdateCallback, SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp.types.version import PROTOCOL_VERSION_META_KEY
 
@@ -165,9 +165,9 @@ async def streamable_http_client(
 class _StreamState:
     """What a response stream has told us so far: enough to resume it."""
 
-    __slots__ = ("answered", "first_page", "last_event_id", "opened", "received", "retry")
+    __slots__ = ("answered", "first_page", "last_event_id", "on_event_id", "opened", "received", "remap", "retry")
 
-    def __init__(self, first_page: bool = False) -> None:
+    def __init__(self, first_page: bool = False, on_event_id: ResumptionTokenUpdateCallback | None = None) -> None:
         self.answered = False
         self.opened = False
         """The server answered the POST (status and headers arrived)."""
@@ -176,6 +176,10 @@ class _StreamState:
         self.last_event_id: str | None = None
         self.retry = DEFAULT_RETRY_SECONDS
         self.received = 0
+        self.on_event_id = on_event_id
+        """`ClientMessageMetadata.on_resumption_token_update`: told each event id the stream brings."""
+        self.remap = False
+        """A stream resumed by a token: the response it replays answers the request now waiting."""
 
 
 class StreamableHTTPTransport:
@@ -208,6 +212,8 @@ class StreamableHTTPTransport:
         """tool name -> (argument path, `Mcp-Param-*` suffix), learnt from `tools/list` results."""
         self._extra_headers: dict[Any, dict[str, str]] = {}
         """request id -> headers its sender asked for (`ClientMessageMetadata.headers`), while in flight."""
+        self._token_callbacks: dict[Any, ResumptionTokenUpdateCallback] = {}
+        """request id -> its `ClientMessageMetadata.on_resumption_token_update`, while in flight."""
 
     @property
     def client(self) -> AsyncHTTPClient:
@@ -324,13 +330,17 @@ class StreamableHTTPTransport:
             async for item in write_recv:
                 message = item.message
                 if "method" in message and "id" in message:
-                    extra = getattr(item.metadata, "headers", None)
+                    metadata = item.metadata
+                    extra = getattr(metadata, "headers", None)
                     if extra:
                         self._extra_headers[message["id"]] = extra
+                    on_token = getattr(metadata, "on_resumption_token_update", None)
+                    if on_token is not None:
+                        self._token_callbacks[message["id"]] = on_token
                     if message["method"] == "initialize":
                         self.initialize_params = message.get("params")
                         self.modern_version = None
-                    self.tg.start_soon(self._run_request, message)
+                    self.tg.start_soon(self._run_request, message, getattr(metadata, "resumption_token", None))
                     continue
                 try:
                     await self._send_one_way(message)
@@ -370,13 +380,16 @@ class StreamableHTTPTransport:
             return False
         return True
 
-    async def _run_request(self, message: dict[str, Any]) -> None:
+    async def _run_request(self, message: dict[str, Any], resumption_token: str | None = None) -> None:
         request_id = message["id"]
         with anyio.CancelScope() as scope:
             self._in_flight[request_id] = scope
             try:
                 with running(message):  # an OAuth login in this request's auth flow stops its clock
-                    await self._request(message)
+                    if resumption_token:
+                        await self._resume_from_token(message, resumption_token)
+                    else:
+                        await self._request(message)
             except self._errors.http:
                 raise  # a request that reached no server fails the transport (see `_post_request`)
             except Exception as exc:
@@ -390,6 +403,7 @@ class StreamableHTTPTransport:
                 if self._in_flight.get(request_id) is scope:
                     del self._in_flight[request_id]
                 self._extra_headers.pop(request_id, None)
+                self._token_callbacks.pop(request_id, None)
 
     async def _request(self, message: dict[str, Any]) -> None:
         reinitialized = False
@@ -414,7 +428,8 @@ class StreamableHTTPTransport:
         request_id = message["id"]
         method = message["method"]
         params = _obj(message.get("params"))
-        state = _StreamState(first_page=method == "tools/list" and not (params or {}).get("cursor"))
+        state = _StreamState(first_page=method == "tools/list" and not (params or {}).get("cursor"),
+                             on_event_id=self._token_callbacks.get(request_id))
         try:
             async with self.client.stream("POST", self.url, content=encode(message).encode(), headers=headers) as response:
                 state.opened = True
@@ -450,6 +465,27 @@ class StreamableHTTPTransport:
         if not state.answered:
             await self._resume(state, request_id, method)
         return None
+
+    async def _resume_from_token(self, message: dict[str, Any], token: str) -> None:
+        """A request sent with `ClientMessageMetadata.resumption_token`, as officially: not POSTed;
+        a GET with `Last-Event-ID: <token>` replays the stream the token comes from (on this or an
+        earlier connection), and the response it carries answers this request, its id remapped."""
+        request_id = message["id"]
+        method: str = message["method"]
+        state = _StreamState(on_event_id=self._token_callbacks.get(request_id))
+        state.last_event_id = token
+        state.remap = True
+        headers = self._stream_headers()
+        headers[LAST_EVENT_ID_HEADER] = token
+        async with self.client.stream("GET", self.url, headers=headers) as response:
+            status = response.status_code
+            if status >= 300 or _content_type(response) != "text/event-stream":
+                body = await response.aread()
+                await self._push(_http_error(request_id, response, body))
+                return
+            await self._read_sse(response, state, request_id, method)
+        if not state.answered:  # the replay ended early: go on resuming from where it stopped
+            await self._resume(state, request_id, method)
 
     async def _resume(self, state: _StreamState, request_id: Any, method: str) -> None:
         """The response stream ended before the response: reconnect with `Last-Event-ID` (after
@@ -524,14 +560,20 @@ class StreamableHTTPTransport:
                         state.retry = event.retry / 1000
                     if event.id is not None:
                         state.last_event_id = event.id
-                    if not event.data or event.event != "message":
-                        continue  # priming events, keep-alives, unknown event types
+                    if event.event != "message":
+                        continue  # keep-alives, unknown event types
+                    if not event.data:  # a priming event: only its id (a resumption token) counts
+                        if event.id and state.on_event_id is not None:
+                            await state.on_event_id(event.id)
+                        continue
                     try:
                         message = decode(event.data)
                     except ParseError as exc:
                         logger.warning("ignoring an unparsable SSE event: %s", exc)
                         continue
                     await self._deliver(message, state, request_id, method)
+                    if event.id and state.on_event_id is not None:  # as officially: once the message is delivered
+                        await state.on_event_id(event.id)
                     if state.answered:
                         break
                 if state.answered:
@@ -566,7 +608,9 @@ class StreamableHTTPTransport:
         state.received += 1
         is_response = "method" not in message and ("result" in message or "error" in message)
         if is_response and request_id is not None:
-            if message.get("id") is None and "error" in message:
+            if state.remap:
+                message = {**message, "id": request_id}  # a replayed answer to the request resumed
+            elif message.get("id") is None and "error" in message:
                 message = {**message, "id": request_id}  # an error the server could not tie to our id
             if message.get("id") == request_id:
                 state.answered = True

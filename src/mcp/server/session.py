@@ -26,6 +26,7 @@ from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
 from mcp._protocol.revisions import prune_result
 from mcp.server.connection import LOG_LEVELS, allowed_log_levels
 from mcp.server.context import ServerRequestContext
+from mcp.server.unserved import unserved_request_error
 from mcp.shared.exceptions import MCPError, NoBackChannelError, warn_deprecated
 from mcp.shared.message import ServerMessageMetadata
 from mcp.types.jsonrpc import (
@@ -434,7 +435,7 @@ class ServerSession:
         # Before the handshake, as the official SDK answers: a method the server does not serve is
         # -32601 whatever the state; one it serves is refused with its pinned -32602 shape.
         if method not in self.server._request_handlers:
-            raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
+            raise unserved_request_error(method, self.protocol_version, params)
         raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
 
     async def _on_request(self, message: dict[str, Any], metadata: Any) -> None:

@@ -64,6 +64,7 @@ from mcp.server.event_store import (
     wire_message,
 )
 from mcp.server.http_limits import SessionsPerClient, TrustedProxies
+from mcp.server.param_headers import param_header_mismatch_for_call
 from mcp.server.session import ServerSession
 from mcp.server.session_store import SessionRecord, SessionStore, StoreUnavailable
 from mcp.shared.message import SessionMessage
@@ -170,6 +171,27 @@ class HttpRequestMetadata:
         """End the session's GET stream; the client reopens it (messages meanwhile are queued)."""
         if self.http_session is not None:
             self.http_session.close_get_stream()
+
+
+class _ListingMetadata(HttpRequestMetadata):
+    """Metadata of the synthetic `tools/list` behind a `tools/call`'s `Mcp-Param-*` check: the
+    request's scope, its answer kept, every other message dropped (nobody reads them)."""
+
+    __slots__ = ("answer", "request_id")
+
+    def __init__(self, scope: Scope, protocol_version: str | None, request_id: Any) -> None:
+        super().__init__(scope, protocol_version, None)
+        self.request_id = request_id
+        self.answer: dict[str, Any] | None = None
+
+    @property
+    def sink(self) -> Callable[[dict[str, Any]], Awaitable[bool]] | None:
+        return self._keep
+
+    async def _keep(self, message: dict[str, Any]) -> bool:
+        if "method" not in message and message.get("id") == self.request_id:
+            self.answer = message
+        return True
 
 
 class ResponseChannel:
@@ -649,8 +671,18 @@ class StreamableHTTPSessionManager:
         if type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta and CLIENT_CAPABILITIES_META_KEY in meta:
             # (without the envelope the request fails the ladder's first rung, answered by the session)
             reason = h.header_mismatch(message, headers)
-            if reason is None:
-                reason = self._param_header_mismatch(message, headers)
+            requested: Any = cast("dict[str, Any]", meta)[PROTOCOL_VERSION_META_KEY]
+            if (reason is None and message.get("method") == "tools/call" and requested in MODERN_VERSIONS
+                    and version in (None, requested)):  # (else the session answers the version)
+                # every raw line (a repeated Mcp-Param-* is refused), trimmed as HTTP servers hand
+                # values over (RFC 9110 §5.5; an ASGI app called directly may not)
+                lines = ((k.decode("latin-1").lower(), v.decode("latin-1").strip()) for k, v in scope["headers"])
+                mismatch = await param_header_mismatch_for_call(
+                    self.server, params, headers, lines,
+                    lambda list_params: self._list_tools_as_caller(scope, version, request_id, list_params))
+                if mismatch is not None:  # as officially: the reason alone
+                    await _send_error(send, 400, request_id, HEADER_MISMATCH, mismatch)
+                    return
         if reason is not None:
             await _send_error(send, 400, request_id, HEADER_MISMATCH, f"Header mismatch: {reason}")
             return
@@ -805,14 +837,18 @@ class StreamableHTTPSessionManager:
                         self._terminate(new_session)  # initialize failed: no session
                     await channel.finish_unanswered()
 
-    def _param_header_mismatch(self, message: dict[str, Any], headers: dict[str, str]) -> str | None:
-        checker = getattr(self.server, "header_params", None)
-        if checker is None or message.get("method") != "tools/call":
-            return None
-        params: Any = message.get("params")
-        if type(params) is not dict or type(cast("dict[str, Any]", params).get("name")) is not str:
-            return None  # no tool to check against: the handler answers the invalid params
-        return checker(params, headers)
+    async def _list_tools_as_caller(self, scope: Scope, version: str | None, request_id: Any,
+                                    params: dict[str, Any]) -> Any:
+        """One `tools/list` page served as the caller of a 2026-07-28 `tools/call` (the `Mcp-Param-*`
+        schema lookup): a fresh stateless session, the answer kept, anything else dropped."""
+        session = self._stateless_session(await self._ensure_lifespan())
+        metadata = _ListingMetadata(scope, version, request_id)
+        await session.peer.handle({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": params},
+                                  metadata)
+        answer = metadata.answer
+        if answer is None or "error" in answer:
+            raise RuntimeError(f"tools/list was answered {answer!r}")
+        return answer.get("result")
 
     async def _session_for(self, send: Send, headers: dict[str, str], *, deleting: bool = False) -> _HttpSession | None:
         """The session a GET or DELETE names, or None after answering with the error."""

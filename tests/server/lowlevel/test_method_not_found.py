@@ -28,6 +28,16 @@ async def test_a_method_without_a_handler_names_itself_in_the_error_data(mode: s
     assert (error.code, error.message, error.data) == (-32601, "Method not found", "vendor/unknown")
 
 
+@pytest.mark.wire_invalid_ok({"method": "tools/call", "params": {"name": 42}}, reason="the malformed request under test")
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_an_unserved_spec_method_with_malformed_params_is_invalid_params(mode: str) -> None:
+    async with Client(Server("bare"), mode=mode) as client:
+        malformed = await raw_error(client, "tools/call", {"name": 42})
+        well_formed = await raw_error(client, "tools/call", {"name": "t"})
+    assert (malformed.code, malformed.message, malformed.data) == (-32602, "Invalid request parameters", "")
+    assert (well_formed.code, well_formed.message, well_formed.data) == (-32601, "Method not found", "tools/call")
+
+
 @pytest.mark.parametrize("method", ["ping", "logging/setLevel"])
 async def test_a_method_removed_from_the_2026_wire_is_not_found_there(method: str) -> None:
     async with Client(MCPServer("m")) as client:

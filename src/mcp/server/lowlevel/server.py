@@ -24,8 +24,8 @@ from mcp._protocol.http import (
 )
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.session import ServerSession, WireResult, validate_params
+from mcp.server.unserved import unserved_request_error
 from mcp.shared.exceptions import MCPError
-from mcp.types.jsonrpc import METHOD_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
@@ -380,7 +380,7 @@ class Server(Generic[LifespanT]):
         if entry is None:
             if ctx.request_id is None:
                 return await self._dispatch_notification(ctx)
-            raise MCPError(METHOD_NOT_FOUND, "Method not found", ctx.method)
+            raise unserved_request_error(ctx.method, ctx.protocol_version, ctx.params)
         return await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
 
     async def _dispatch_notification(self, ctx: ServerRequestContext[Any]) -> None:

@@ -8,7 +8,7 @@ import functools
 import logging
 import sys
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
@@ -310,9 +310,11 @@ class MCPServer(Generic[LifespanT]):
         settings = self._settings
         return self._options[name] if settings is None else getattr(settings, name)
 
-    def _header_params(self, params: dict[str, Any], headers: dict[str, str]) -> str | None:
-        tool = self._tools.get(params.get("name", ""))
-        return None if tool is None else tool.header_mismatch(params.get("arguments") or {}, headers)
+    def _header_params(self, name: str, arguments: Mapping[str, Any], header_lines: Iterable[tuple[str, str]]) -> str | None:
+        """The 2026-07-28 `Mcp-Param-*` check of a call (`mcp.server.param_headers`) against this
+        registry's tool, as the official `get_tool_input_schema` lookup: an unknown tool is dispatch's."""
+        tool = self._tools.get(name)
+        return None if tool is None else tool.header_mismatch(arguments, header_lines)
 
     # -- tools --------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
 from mcp._engine.workers import run_sync
@@ -104,10 +104,12 @@ class RegisteredTool:
             self._wire = Tool.model_validate(self.wire())
         return self._wire
 
-    def header_mismatch(self, arguments: dict[str, Any], headers: dict[str, str]) -> str | None:
+    def header_mismatch(self, arguments: Mapping[str, Any], header_lines: Iterable[tuple[str, str]]) -> str | None:
         """2026-07-28: arguments whose schema carries `x-mcp-header` must be mirrored, exactly, in an
         `Mcp-Param-<Name>` header (values may be `=?base64?...?=`-wrapped), and a header must not
-        come without its argument. Returns the reason (the official wording) or None."""
+        come without its argument. `header_lines`: the raw (lowercase name, value) lines, values
+        trimmed as HTTP servers hand them over (RFC 9110 §5.5). Returns the reason (the official
+        wording) or None."""
         from mcp._protocol.http import param_header_declarations, param_header_mismatch
 
         declarations = self._header_params
@@ -115,9 +117,7 @@ class RegisteredTool:
             declarations = self._header_params = param_header_declarations(self.parameters)
         if not declarations:
             return None
-        # HTTP servers hand over field values without surrounding whitespace (RFC 9110 §5.5); an
-        # ASGI app called directly may not, so trim as they would.
-        return param_header_mismatch(declarations, arguments, ((k, v.strip()) for k, v in headers.items()))
+        return param_header_mismatch(declarations, arguments, header_lines)
 
     @property
     def plain_sync(self) -> bool:
