@@ -20,6 +20,7 @@ import anyio
 from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
 from mcp.client.header_mismatch import with_header_recovery
+from mcp.client.outgoing import paginated
 from mcp.client.session import ClientSession
 from mcp.client.transport_failure import innermost_group, is_transport_failure
 from mcp.shared.exceptions import MCPError, single_leaf
@@ -219,14 +220,13 @@ class Client:
         cursor, `INVALID_PARAMS`, evicts the listing), and a call with `meta` always reaches the
         server. An `input_required` answer comes back as its wire dict, never cached."""
         import mcp.types
-        from mcp.client.session import _paginated
 
         if cache_mode not in ("use", "refresh", "bypass"):
             raise ValueError(f"cache_mode must be 'use', 'refresh' or 'bypass'; got {cache_mode!r}")
         session = self.session
         model = getattr(mcp.types, model_name)
         if params is None:
-            params = _paginated(cursor, meta)
+            params = paginated(cursor, meta)
         elif meta:
             params = {**params, "_meta": dict(meta)}
 
