@@ -136,7 +136,7 @@ FUNCTION_LEVEL_UP_ARROWS: set[str] = {
     "mcp.server.lowlevel.server -> mcp.server._otel",
     "mcp.server.mcpserver.handlers -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.auth.provider",  # a verifier for auth_server_provider=, on use
-    "mcp.server.mcpserver.server -> mcp.server.auth.scopes",
+    "mcp.server.mcpserver._registration -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.request_state",
     "mcp.server.sse -> mcp.server.auth.app",
     "mcp.server.sse -> mcp.server.auth.middleware.bearer_auth",
