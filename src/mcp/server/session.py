@@ -35,6 +35,7 @@ from mcp.server._session_incoming import request_meta as request_meta
 from mcp.server._session_outgoing import OutboundPeer as OutboundPeer
 from mcp.server._session_outgoing import SessionOutgoing
 from mcp.server.connection import allowed_log_levels
+from mcp.shared.message import ServerMessageMetadata as ServerMessageMetadata  # the official module has it
 
 if TYPE_CHECKING:
     from mcp.server.connection import Connection

@@ -20,12 +20,17 @@ from typing_extensions import TypeVar as DefaultTypeVar
 if TYPE_CHECKING:
     pass
 
+from mcp._protocol.http import DEFAULT_MAX_REQUEST_BODY_SIZE as DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp._protocol.http import DEFAULT_MAX_SESSIONS as DEFAULT_MAX_SESSIONS
+from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT as DEFAULT_MAX_SESSIONS_PER_CLIENT
+from mcp._protocol.http import DEFAULT_SESSION_IDLE_TIMEOUT as DEFAULT_SESSION_IDLE_TIMEOUT
 from mcp.server.lowlevel.server import _OPTIONAL_PARAMS, HandlerEntry, Server, _LazyParams
 from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver._registration import F as F
 from mcp.server.mcpserver._running import ServerRunning
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
+from mcp.shared.exceptions import MCPError as MCPError
 
 logger = logging.getLogger("mcp.server")
 
