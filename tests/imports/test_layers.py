@@ -130,7 +130,7 @@ MODULE_LEVEL_UP_ARROWS: set[str] = {
 # Lazy (function-level) imports pointing up, as "importer -> imported". Kept exact: a new one is a
 # deliberate choice (loaded on use, so the lower layer's import stays cheap).
 FUNCTION_LEVEL_UP_ARROWS: set[str] = {
-    "mcp._engine.peer -> mcp._telemetry.runtime",
+    "mcp._engine.outgoing -> mcp._telemetry.runtime",
     "mcp.client.transports -> mcp.server.lowlevel.server",
     "mcp.server.apps -> mcp.server.mcpserver.resources",
     "mcp.server.lowlevel.server -> mcp.server._otel",
