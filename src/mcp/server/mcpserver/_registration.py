@@ -6,18 +6,17 @@ by decorator or by object, and the settings the registries consult (duplicate wa
 
 from __future__ import annotations
 
-import functools
 import logging
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
-from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver.tools import RegisteredTool
 from mcp.shared.exceptions import MCPError
 
 if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
     from mcp.server.mcpserver.context import Context
     from mcp.server.mcpserver.server import MCPServer
 
@@ -198,7 +197,7 @@ class ServerRegistration:
             from mcp.shared.exceptions import ToolError
 
             raise ToolError(f"Unknown tool: {name}")
-        return await tool.call(arguments, context if context is not None else handlers.new_context(None, self._server()))
+        return await tool.call(arguments, context if context is not None else new_context(None, self._server()))
 
     # -- resources ----------------------------------------------------------------------------
 
@@ -243,7 +242,7 @@ class ServerRegistration:
         return self._resources.list_templates()
 
     async def read_resource(self, uri: str, context: Context | None = None) -> Any:
-        return await self._resources.read(str(uri), context if context is not None else handlers.new_context(None, self._server()))
+        return await self._resources.read(str(uri), context if context is not None else new_context(None, self._server()))
 
     # -- prompts and completions --------------------------------------------------------------
 
@@ -286,7 +285,7 @@ class ServerRegistration:
             prompt = self._prompts.get_prompt(name)
             if prompt is None:
                 raise ValueError(f"Unknown prompt: {name}")
-            rendered = await prompt.render(arguments, context if context is not None else handlers.new_context(None, self._server()))
+            rendered = await prompt.render(arguments, context if context is not None else new_context(None, self._server()))
             if isinstance(rendered, InputRequiredResult):
                 return rendered
             return prompt_result(prompt.description, rendered)
@@ -302,14 +301,34 @@ class ServerRegistration:
             from mcp.server.mcpserver.completions import RegisteredCompletion
 
             self._completion = RegisteredCompletion(fn)
-            self._lowlevel_server._request_handlers["completion/complete"] = _completion_entry(self._server())
+            self._lowlevel_server._request_handlers["completion/complete"] = HandlerEntry(
+                _LazyParams("CompleteRequestParams", False), self._on_complete)
             return fn
 
         return decorator
 
 
-def _completion_entry(server: MCPServer[Any]) -> Any:
-    return HandlerEntry(_LazyParams("CompleteRequestParams", False), functools.partial(handlers.complete, server))
+
+    async def _on_complete(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
+        """completion/complete, answered by the one handler `completion()` registered."""
+        handler = self._completion
+        assert handler is not None
+        return await handler.complete(params.ref, params.argument, params.context)
+
+
+_context_class: Any = None
+
+
+def new_context(ctx: ServerRequestContext[Any] | None, server: MCPServer[Any]) -> Context[Any]:
+    """The `Context` handed to a function; its class (a pydantic model) is imported on first use,
+    so that serving tools which take no Context never loads pydantic for it."""
+    global _context_class
+    cls = _context_class
+    if cls is None:
+        from mcp.server.mcpserver.context import Context
+
+        cls = _context_class = Context
+    return cls(ctx, server)
 
 
 class _ToolRegistryView:

@@ -15,7 +15,8 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.mcpserver._registration import F, ServerRegistration
+from mcp.server.mcpserver._registration import F
+from mcp.server.mcpserver.handlers import ServerHandlers
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
 
 
-class ServerRunning(ServerRegistration):
+class ServerRunning(ServerHandlers):
     """The serving part of `MCPServer` (see the module docstring)."""
 
     _custom_routes: list[Any]

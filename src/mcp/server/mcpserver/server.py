@@ -8,7 +8,6 @@ This module is the official path of `MCPServer`; its parts live with their conce
 from __future__ import annotations
 
 import dataclasses
-import functools
 import logging
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -25,7 +24,6 @@ from mcp._protocol.http import DEFAULT_MAX_SESSIONS as DEFAULT_MAX_SESSIONS
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT as DEFAULT_MAX_SESSIONS_PER_CLIENT
 from mcp._protocol.http import DEFAULT_SESSION_IDLE_TIMEOUT as DEFAULT_SESSION_IDLE_TIMEOUT
 from mcp.server.lowlevel.server import _OPTIONAL_PARAMS, HandlerEntry, Server, _LazyParams
-from mcp.server.mcpserver import handlers
 from mcp.server.mcpserver._registration import F as F
 from mcp.server.mcpserver._running import ServerRunning
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
@@ -166,31 +164,30 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         self._subscribed_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
         self._boundary = RequestStateBoundary(request_state_security or RequestStateSecurity.ephemeral(),
                                               audience=name or "mcp-server")
-        bind = functools.partial
         self._lowlevel_server: Server[Any] = Server(
             name or "mcp-server",
             version=version, title=title, description=description, instructions=instructions,
             website_url=website_url, icons=icons, cache_hints=cache_hints,
             lifespan=lifespan_wrapper(self, lifespan),
-            on_list_tools=bind(handlers.list_tools, self),
+            on_list_tools=self._on_list_tools,
             on_call_tool=None,
-            on_list_resources=bind(handlers.list_resources, self),
-            on_list_resource_templates=bind(handlers.list_resource_templates, self),
-            on_read_resource=bind(handlers.read_resource, self),
-            on_subscribe_resource=bind(handlers.subscribe_resource, self),
-            on_unsubscribe_resource=bind(handlers.unsubscribe_resource, self),
-            on_list_prompts=bind(handlers.list_prompts, self),
-            on_get_prompt=bind(handlers.get_prompt, self),
+            on_list_resources=self._on_list_resources,
+            on_list_resource_templates=self._on_list_resource_templates,
+            on_read_resource=self._on_read_resource,
+            on_subscribe_resource=self._on_subscribe_resource,
+            on_unsubscribe_resource=self._on_unsubscribe_resource,
+            on_list_prompts=self._on_list_prompts,
+            on_get_prompt=self._on_get_prompt,
             on_subscriptions_listen=self._listen,
         )
-        self._lowlevel_server._request_handlers["tools/call"] = HandlerEntry(None, bind(handlers.call_tool, self),
-                                                                        bind(handlers.plan_call_tool, self))
+        self._lowlevel_server._request_handlers["tools/call"] = HandlerEntry(None, self._on_call_tool,
+                                                                        self._plan_call_tool)
         table = self._lowlevel_server._request_handlers
         for method in _OPTIONAL_PARAMS:  # our own list handlers read a missing params as None: no model built
             table[method] = dataclasses.replace(table[method], params_type=_LazyParams(table[method].params_type.name, True))
-        table["resources/read"] = dataclasses.replace(table["resources/read"], planner=bind(handlers.plan_read_resource, self))
+        table["resources/read"] = dataclasses.replace(table["resources/read"], planner=self._plan_read_resource)
         if type(self).get_prompt is MCPServer.get_prompt:  # an override must see every prompts/get
-            table["prompts/get"] = dataclasses.replace(table["prompts/get"], planner=bind(handlers.plan_get_prompt, self))
+            table["prompts/get"] = dataclasses.replace(table["prompts/get"], planner=self._plan_get_prompt)
         self._lowlevel_server._capability_hook = self._capabilities
         self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
         self._lowlevel_server.shared_state = state
