@@ -192,7 +192,7 @@ class SessionHandshake:
             return header or self.default_version or HANDSHAKE_VERSIONS[-1], None
         # Before the handshake, as the official SDK answers: a method the server does not serve is
         # -32601 whatever the state; one it serves is refused with its pinned -32602 shape.
-        if method not in self.server._request_handlers:
+        if not self.server.has_handler(method):
             raise unserved_request_error(method, self.protocol_version, params)
         raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
 
