@@ -27,6 +27,7 @@ class CancellationFlag:
 current_cancellation: ContextVar[CancellationFlag | None] = ContextVar("mcp_request_cancellation", default=None)
 """The cancellation flag of the request being served in this task (read by `Context.cancelled`)."""
 
+
 class OffloadedCall:
     """An offloaded request in the in-flight table; `cancel()` stops its response and cancels the
     scope its job sees through `anyio.from_thread.check_cancelled()`."""

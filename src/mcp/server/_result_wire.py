@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("mcp.server")
 
+
 class WireResult:
     """A result already in wire form (spec names, no unset fields): the framework's own handlers
     return these on the hot path to skip building and dumping a model. Middleware never sees one:

@@ -87,7 +87,7 @@ class SessionIncoming(SessionHandshake):
             else:
                 result = await server._dispatch(ctx)
                 version = ctx.protocol_version or self._protocol_version or ""
-                wire = self._result_to_wire(method, result, version)
+                wire = result_to_wire(server, method, result, version)
             response = m.result_response(request_id, wire)
         except MCPError as exc:
             response = m.error_response(request_id, exc.code, exc.message, exc.data)
@@ -132,14 +132,17 @@ class SessionIncoming(SessionHandshake):
 
         def respond() -> dict[str, Any]:
             try:
-                return m.result_response(request_id, self._result_to_wire(method, job(), version))
+                return m.result_response(request_id, result_to_wire(server, method, job(), version))
             except MCPError as exc:
                 return m.error_response(request_id, exc.code, exc.message, exc.data)
             except Exception as exc:
                 return m.error_response(request_id, *handler_failure(exc, method, False))
 
         return respond
+
     def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
+        """A result in its wire form for this session's server (the innermost call under middleware
+        asks the session for it: `Server._dispatch_wire`)."""
         return result_to_wire(self.server, method, result, version)
 
     async def _on_notification(self, message: dict[str, Any], metadata: Any) -> None:

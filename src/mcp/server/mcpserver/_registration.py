@@ -307,8 +307,6 @@ class ServerRegistration:
 
         return decorator
 
-
-
     async def _on_complete(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
         """completion/complete, answered by the one handler `completion()` registered."""
         handler = self._completion
