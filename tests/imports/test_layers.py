@@ -130,13 +130,13 @@ MODULE_LEVEL_UP_ARROWS: set[str] = {
 # Lazy (function-level) imports pointing up, as "importer -> imported". Kept exact: a new one is a
 # deliberate choice (loaded on use, so the lower layer's import stays cheap).
 FUNCTION_LEVEL_UP_ARROWS: set[str] = {
-    "mcp._engine.peer -> mcp._telemetry.runtime",
+    "mcp._engine.outgoing -> mcp._telemetry.runtime",
     "mcp.client.transports -> mcp.server.lowlevel.server",
     "mcp.server.apps -> mcp.server.mcpserver.resources",
     "mcp.server.lowlevel.server -> mcp.server._otel",
     "mcp.server.mcpserver.handlers -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.auth.provider",  # a verifier for auth_server_provider=, on use
-    "mcp.server.mcpserver.server -> mcp.server.auth.scopes",
+    "mcp.server.mcpserver._registration -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.request_state",
     "mcp.server.sse -> mcp.server.auth.app",
     "mcp.server.sse -> mcp.server.auth.middleware.bearer_auth",
@@ -283,3 +283,13 @@ def test_the_arrow_counts_in_the_docstring_are_current() -> None:
     counts = f"{len(MODULE_LEVEL_UP_ARROWS)} upward arrows at module level, " \
         f"{len(FUNCTION_LEVEL_UP_ARROWS)} upward lazy imports"
     assert counts in " ".join((__doc__ or "").split()), counts
+
+
+def test_shared_imports_neither_the_engine_nor_the_client_nor_the_server_at_module_level() -> None:
+    """`mcp.shared` holds official paths over lower-layer homes: an official name whose home is the
+    engine, the client or the server is re-exported lazily (PEP 562), never imported up front."""
+    above = ("mcp._engine", "mcp.client", "mcp.server")
+    arrows = sorted(f"{module} -> {target}" for module in modules() if module.startswith("mcp.shared")
+                    for target, lazy in imports_of(module)
+                    if not lazy and (target.startswith(above)))
+    assert not arrows, "\n".join(arrows)

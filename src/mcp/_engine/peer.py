@@ -17,6 +17,9 @@ of a plain sync function) and the write stream can be written from any thread (`
 the asyncio stdio transport), the job runs on a worker thread that also writes the response. No task,
 no cancel scope, no hop back to the loop: the thread hop a sync handler needs anyway is the only
 one. Completed jobs are settled on the loop lazily (`_settle`), before the next request is admitted.
+
+The sending half lives in `mcp._engine.outgoing` (`PeerOutgoing`), the in-flight records and the
+served request's context variables in `mcp._engine.calls`.
 """
 
 from __future__ import annotations
@@ -25,9 +28,7 @@ import collections
 import contextvars
 import itertools
 import logging
-import re
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
 from typing import Any, Final, cast
 
 import anyio
@@ -35,14 +36,17 @@ import sniffio
 from anyio.abc import TaskGroup
 
 from mcp._engine import tap, workers
+from mcp._engine.calls import CancellationFlag as CancellationFlag
+from mcp._engine.calls import NativeCall, OffloadedCall, PendingRequest
+from mcp._engine.calls import RaisedException as RaisedException
+from mcp._engine.calls import current_cancellation as current_cancellation
+from mcp._engine.calls import current_metadata as current_metadata
+from mcp._engine.outgoing import PeerOutgoing
 from mcp._engine.seam import WireReader, WireWriter, wire_reader, wire_writer
 from mcp._protocol import messages as m
-from mcp._telemetry import enabled
 from mcp.shared import _stream_protocols
-from mcp.shared._request_clock import request_clock
-from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
+from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 
 logger = logging.getLogger("mcp.engine")
 
@@ -64,114 +68,10 @@ DEFAULT_MAX_PENDING_REQUESTS: Final = 1024
 table grow without bound)."""
 TOO_MANY_REQUESTS_MESSAGE: Final = "Too many concurrent requests"
 
-current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", default=None)
-"""Transport metadata of the request being served in this task: messages sent while serving it
-(progress, logs, server->client requests) follow the request back to where it came from."""
-class CancellationFlag:
-    """Set once the request being served was cancelled; plain data, so a worker thread may read it."""
-
-    __slots__ = ("cancelled",)
-
-    def __init__(self) -> None:
-        self.cancelled = False
-
-
-current_cancellation: ContextVar[CancellationFlag | None] = ContextVar("mcp_request_cancellation", default=None)
-"""The cancellation flag of the request being served in this task (read by `Context.cancelled`)."""
-
 _ID_TYPES = (str, int)
 
 
-class _OffloadedCall:
-    """An offloaded request in the in-flight table; `cancel()` stops its response and cancels the
-    scope its job sees through `anyio.from_thread.check_cancelled()`."""
-
-    __slots__ = ("cancelled", "scope")
-
-    def __init__(self, scope: Any) -> None:
-        self.cancelled = False
-        self.scope = scope
-
-    def cancel(self) -> None:
-        self.cancelled = True
-        if self.scope is not None:
-            self.scope.cancel()
-
-
-class _NativeCall:
-    """A request served in a natively started asyncio task, in the in-flight table: `cancel()`
-    cancels the task (once it has left any anyio shield, as a cancel scope would), and, used as
-    the request's scope in `_serve`, it ends that cancellation quietly. A request cancelled before
-    its task first ran never runs its handler."""
-
-    __slots__ = ("cancelled", "entered", "task")
-
-    def __init__(self) -> None:
-        self.cancelled = False
-        self.entered = False
-        self.task: Any = None
-
-    def cancel(self) -> None:
-        if not self.cancelled:
-            self.cancelled = True
-            self._deliver()
-
-    def _deliver(self) -> None:
-        task = self.task
-        if task is None or not self.entered or task.done():
-            return  # not started yet: `__enter__` sees the flag
-        from mcp._engine.native import shielded
-
-        if shielded(task):
-            task.get_loop().call_later(_SHIELD_RETRY, self._deliver)
-            return
-        task.cancel()
-
-    def __enter__(self) -> None:
-        if self.cancelled:
-            import asyncio
-
-            raise asyncio.CancelledError
-        self.entered = True
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
-        if exc is None or not self.cancelled:
-            return False
-        import asyncio
-
-        if not isinstance(exc, asyncio.CancelledError):
-            return False
-        uncancel = getattr(self.task, "uncancel", None)  # 3.11+: the task is no longer cancelling
-        if uncancel is not None:
-            uncancel()
-        return True
-
-
-_SHIELD_RETRY = 0.01
-"""Seconds between attempts to cancel a request task that is inside an anyio shield."""
-
-
-class _Pending:
-    __slots__ = ("event", "method", "raised", "response")
-
-    def __init__(self, method: str) -> None:
-        self.event = anyio.Event()
-        self.method = method
-        self.response: dict[str, Any] | None = None
-        self.raised: BaseException | None = None
-
-
-class RaisedException:
-    """Response metadata carrying the server-side exception behind an error response, so an
-    in-memory client with `raise_exceptions=True` re-raises the original at the call site."""
-
-    __slots__ = ("exception",)
-
-    def __init__(self, exception: BaseException) -> None:
-        self.exception = exception
-
-
-class Peer:
+class Peer(PeerOutgoing):
     """Runs a connection; see the module docstring. Use `run()` inside a task group."""
 
     def __init__(
@@ -197,8 +97,8 @@ class Peer:
         self._on_request = on_request
         self._on_notification = on_notification
         self._ids = itertools.count(1)
-        self._pending: dict[Any, _Pending] = {}
-        self._in_flight: dict[Any, anyio.CancelScope | _OffloadedCall | _NativeCall] = {}
+        self._pending: dict[Any, PendingRequest] = {}
+        self._in_flight: dict[Any, anyio.CancelScope | OffloadedCall | NativeCall] = {}
         write_threadsafe = self._write.threadsafe_writer()
         self._offload = offload if write_threadsafe is not None else None
         self._on_unparsable = on_unparsable
@@ -207,14 +107,14 @@ class Peer:
         self._write_threadsafe: Callable[[dict[str, Any]], None] | None = write_threadsafe
         self._offloaded = 0
         """Offloaded requests submitted and not yet settled (part of `_active`)."""
-        self._completed: collections.deque[tuple[Any, _OffloadedCall]] = collections.deque()
+        self._completed: collections.deque[tuple[Any, OffloadedCall]] = collections.deque()
         """Offloaded requests finished by their worker, appended there, settled on the loop."""
         self._run_context: contextvars.Context | None = None
         self._tg: TaskGroup | None = None
         self._start_native: Callable[..., Any] = _not_on_asyncio
         self._loop: Any = None
         """The asyncio event loop running `run()` (offloaded jobs are AnyIO worker threads of it)."""
-        self._native: dict[_NativeCall, Any] | None = None
+        self._native: dict[NativeCall, Any] | None = None
         """On asyncio: each request task started natively (`native.start_task`, eagerly and
         cheaper than a task group's), by its in-flight entry; stopped like the group's at the end.
         No anyio call is made to start one, so this also works from a read callback outside
@@ -233,103 +133,6 @@ class Peer:
         self.closed = anyio.Event()
         self.protocol_version: str | None = None
         """The revision in force, for wire taps; owners update it."""
-
-    # -- outgoing -----------------------------------------------------------------------------
-
-    async def send(self, message: dict[str, Any], metadata: Any = None, *, answers: str | None = None,
-                   version: str | None = None) -> None:
-        """Put one message on the wire (after the test-time taps, when any are installed)."""
-        if tap.TAPS:
-            for observer in tap.TAPS:
-                observer(self._role, message, version or self.protocol_version, answers)
-        if metadata is None:
-            metadata = current_metadata.get()
-        sink = getattr(metadata, "sink", None) if metadata is not None else None
-        if sink is not None and await sink(message):
-            return
-        try:
-            try:
-                # No checkpoint when the buffer has room: one event-loop pass less per message.
-                self._write.send_wire_nowait(SessionMessage(message, metadata))
-            except anyio.WouldBlock:
-                if self._drop_when_full:
-                    raise
-                await self._write.send_wire(SessionMessage(message, metadata))
-        except anyio.WouldBlock:
-            logger.warning("dropping %s: the peer's stream is full", message.get("method") or "a response")
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            logger.debug("dropping a message for a closed connection: %s", message.get("method") or message.get("id"))
-
-    async def send_notification(self, method: str, params: dict[str, Any] | None = None, metadata: Any = None) -> None:
-        await self.send(m.notification(method, params), metadata)
-
-    def next_request_id(self) -> int:
-        """Reserve the id of a request about to be sent (`send_request(request_id=...)`): what a
-        progress token names, as officially (the request's own id)."""
-        return next(self._ids)
-
-    async def send_request(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, metadata: Any = None,
-        request_id: Any = None,
-    ) -> dict[str, Any]:
-        """Send a request and wait for its result; raises `MCPError` for an error response,
-        on timeout and when the connection closes. A timed-out or cancelled wait tells the peer
-        with `notifications/cancelled`."""
-        if enabled():  # an OpenTelemetry SDK is installed: a CLIENT span, trace context in `_meta`
-            from mcp._telemetry.runtime import send
-
-            if request_id is None:
-                request_id = next(self._ids)
-            return await send(self._send_request, method, params, request_id, timeout=timeout, metadata=metadata)
-        return await self._send_request(method, params, timeout=timeout, metadata=metadata, request_id=request_id)
-
-    async def _send_request(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, metadata: Any = None,
-        request_id: Any = None,
-    ) -> dict[str, Any]:
-        if self.closed.is_set():
-            raise MCPError(CONNECTION_CLOSED, "Connection closed")
-        if len(self._pending) >= self.max_pending_requests:
-            raise MCPError(INTERNAL_ERROR, f"Too many pending requests: at most {self.max_pending_requests} may "
-                                           "await answers at once")
-        if request_id is None:
-            request_id = next(self._ids)
-        elif request_id in self._pending:
-            raise ValueError(f"request id {request_id!r} is already awaiting a response")
-        pending = _Pending(method)
-        self._pending[request_id] = pending
-        request = m.request(request_id, method, params)
-        try:
-            await self.send(request, metadata)
-            try:
-                # the clock stops while the request's auth flow waits on a person (an OAuth login)
-                with request_clock(timeout, request) as scope:
-                    await pending.event.wait()
-            except anyio.get_cancelled_exc_class():
-                if (pending.response is None and not self.closed.is_set() and method != "initialize"
-                        and not _resumable(metadata)):
-                    with anyio.move_on_after(1, shield=True):
-                        await self.send_notification("notifications/cancelled",
-                                                     {"requestId": request_id, "reason": "caller cancelled"}, metadata)
-                raise
-            if scope.cancelled_caught:
-                if method == "initialize" or _resumable(metadata):  # the spec forbids cancelling the handshake
-                    raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
-                await self.send_notification(
-                    "notifications/cancelled", {"requestId": request_id, "reason": f"timed out after {timeout}s"}, metadata
-                )
-                raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
-        finally:
-            self._pending.pop(request_id, None)
-        response = pending.response
-        if response is None:
-            raise MCPError(CONNECTION_CLOSED, "Connection closed")
-        if pending.raised is not None:
-            raise pending.raised
-        if "error" in response:
-            raise _error_from_wire(response["error"])
-        result: Any = response.get("result")
-        return cast("dict[str, Any]", result) if type(result) is dict else {}
 
     # -- incoming -----------------------------------------------------------------------------
 
@@ -483,7 +286,7 @@ class Peer:
         if scope is not None:
             scope.cancel()
 
-    async def _serve(self, message: dict[str, Any], metadata: Any, scope: anyio.CancelScope | _NativeCall) -> None:
+    async def _serve(self, message: dict[str, Any], metadata: Any, scope: anyio.CancelScope | NativeCall) -> None:
         """Serve one admitted request inside its cancel scope (which `notifications/cancelled`
         may have cancelled already: then the handler never runs and nothing is answered)."""
         request_id = message["id"]
@@ -503,7 +306,7 @@ class Peer:
                     logger.exception("request handler failed for %r", message.get("method"))
                     await self._answer_internal_error(request_id, metadata)
         finally:
-            if self._native is not None and type(scope) is _NativeCall:
+            if self._native is not None and type(scope) is NativeCall:
                 self._native.pop(scope, None)
             self._active -= 1
             if self._track_ids and self._in_flight.get(request_id) is scope:
@@ -527,7 +330,7 @@ class Peer:
             self._active += 1
             context.run(tg.start_soon, self._serve, message, metadata, scope)
             return
-        call = _NativeCall()
+        call = NativeCall()
         if self._track_ids:
             self._in_flight[message["id"]] = call
         self._active += 1
@@ -584,7 +387,7 @@ class Peer:
         if job is None:
             return False
         request_id = message["id"]
-        call = _OffloadedCall(workers.worker_scope())
+        call = OffloadedCall(workers.worker_scope())
         if self._track_ids:
             self._in_flight[request_id] = call
         self._active += 1
@@ -592,7 +395,7 @@ class Peer:
         workers.submit(self._run_offloaded, request_id, message["method"], call, job)
         return True
 
-    def _run_offloaded(self, request_id: Any, method: str, call: _OffloadedCall,
+    def _run_offloaded(self, request_id: Any, method: str, call: OffloadedCall,
                        job: Callable[[], dict[str, Any]]) -> None:
         """On a worker thread: run an offloaded request and write its response (unless cancelled).
         The request counts as finished before its response is written, so a client may reuse its
@@ -642,28 +445,3 @@ class Peer:
 
 def _not_on_asyncio(*args: Any) -> Any:
     raise RuntimeError("native request tasks exist only while the peer runs on asyncio")
-
-
-def _resumable(metadata: Any) -> bool:
-    """Whether a request carries Streamable HTTP resumption hints (`ClientMessageMetadata`'s token
-    or token callback): abandoning it sends no courtesy `notifications/cancelled`, as officially,
-    so the server keeps working and the stream can be resumed later."""
-    return (getattr(metadata, "resumption_token", None) is not None
-            or getattr(metadata, "on_resumption_token_update", None) is not None)
-
-
-def _error_from_wire(error: dict[str, Any]) -> MCPError:
-    """The `MCPError` for an error response; a malformed error object (a peer's bug) still fails
-    the request cleanly instead of raising something else at the caller."""
-    code, message = error.get("code"), error.get("message")
-    if type(code) is not int or type(message) is not str:
-        return MCPError(INTERNAL_ERROR, "Malformed error response: code must be an integer and message a string")
-    no_back_channel = _NO_BACK_CHANNEL.fullmatch(message) if code == INVALID_REQUEST else None
-    if no_back_channel is not None and error.get("data") is None:
-        # The server's `NoBackChannelError` comes back as itself, as the official in-memory client's does.
-        return NoBackChannelError(no_back_channel.group(1))
-    return MCPError(code, message, error.get("data"))
-
-
-_NO_BACK_CHANNEL = re.compile(r"Cannot send '([^']+)': this transport context has no back-channel for "
-                              r"server-initiated requests\.")

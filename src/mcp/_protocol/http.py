@@ -49,10 +49,10 @@ NAME_HEADER = "mcp-name"
 PARAM_HEADER_PREFIX = "mcp-param-"
 LAST_EVENT_ID_HEADER = "last-event-id"
 
-_NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
                "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
-_MODERN_STATUS = {
+MODERN_STATUS = {
     METHOD_NOT_FOUND: 404,
     INVALID_PARAMS: 400,
     INVALID_REQUEST: 400,
@@ -85,7 +85,7 @@ def is_json_content_type(content_type: str | None) -> bool:
 def status_for_modern_error(code: int) -> int:
     """HTTP status of a 2026-07-28 error response (see the conformance table); 200 for any other
     code (an internal error included, as officially: the JSON-RPC error says what failed)."""
-    return _MODERN_STATUS.get(code, 200)
+    return MODERN_STATUS.get(code, 200)
 
 
 def header_mismatch(message: dict[str, Any], headers: dict[str, str]) -> str | None:
@@ -99,7 +99,7 @@ def header_mismatch(message: dict[str, Any], headers: dict[str, str]) -> str | N
         return "Missing Mcp-Method header"
     if sent.strip() != method:
         return f"Mcp-Method header {sent!r} does not match the request method {method!r}"
-    name_param = _NAME_PARAM.get(method)
+    name_param = NAME_PARAM.get(method)
     if name_param is not None:
         params: Any = message.get("params")
         expected: Any = cast("dict[str, Any]", params).get(name_param) if type(params) is dict else None
@@ -158,7 +158,7 @@ def invalid_header_declaration(schema: Any) -> str | None:
     root through `properties` alone, name a non-empty RFC 9110 token, annotate a property whose
     `type` is "string", "integer" or "boolean", and be unique case-insensitively."""
     seen: dict[str, str] = {}
-    for path, node in _schema_positions(schema):
+    for path, node in schema_positions(schema):
         if X_MCP_HEADER not in node:
             continue
         if not path:
@@ -181,7 +181,7 @@ def invalid_header_declaration(schema: Any) -> str | None:
     return None
 
 
-def _schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str, Any]]]:
+def schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str, Any]]]:
     """Every subschema of `root` with its chain of `properties` keys from the root (None once any
     other applicator is crossed), depth first from the last key (the official order, which decides
     which of two clashing declarations an error names). Iterative, so any finite JSON value is
@@ -216,7 +216,7 @@ def param_header_declarations(schema: Any) -> tuple[ParamHeader, ...]:
     conforming client drops such a tool and sends no `Mcp-Param-*` header for it)."""
     if invalid_header_declaration(schema) is not None:
         return ()
-    return tuple((path, node[X_MCP_HEADER], node.get("type")) for path, node in _schema_positions(schema)
+    return tuple((path, node[X_MCP_HEADER], node.get("type")) for path, node in schema_positions(schema)
                  if path and isinstance(node.get(X_MCP_HEADER), str))
 
 

@@ -49,7 +49,7 @@ async def param_header_mismatch_for_call(
         return None
     hook: Callable[[str, Any, Iterable[tuple[str, str]]], str | None] | None = getattr(server, "header_params", None)
     lookup: Callable[[str], Any] | None = server.get_tool_input_schema
-    if hook is None and lookup is None and "tools/list" not in server._request_handlers:
+    if hook is None and lookup is None and not server.has_handler("tools/list"):
         return None  # no tool was ever advertised with a declaration: nothing to hold the call to
     if not arguments and not any(key.startswith(PARAM_HEADER_PREFIX) for key in headers):
         return None  # no argument and no header: no declaration can be violated

@@ -218,7 +218,7 @@ async def serve_connection(server: Server[LifespanT], dispatcher: Dispatcher[Any
                            lifespan_state: LifespanT, init_options: InitializationOptions | None = None,
                            task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
     """Serve `server` on `dispatcher` until its `run()` ends, then tear the connection down."""
-    from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+    from mcp._engine.jsonrpc_dispatcher import JSONRPCDispatcher
 
     if isinstance(dispatcher, JSONRPCDispatcher):
         dispatcher.role = "server"

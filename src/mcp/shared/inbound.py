@@ -48,9 +48,9 @@ MCP_PARAM_HEADER_PREFIX: Final = "Mcp-Param-"
 MCP_PROTOCOL_VERSION_HEADER: Final = _http.VERSION_HEADER
 X_MCP_HEADER_KEY: Final = _http.X_MCP_HEADER
 NAME_BEARING_METHODS: Final[Mapping[str, str]] = MappingProxyType(
-    {method: param for method, param in _http._NAME_PARAM.items() if not method.startswith("tasks/")})  # pyright: ignore[reportPrivateUsage]
+    {method: param for method, param in _http.NAME_PARAM.items() if not method.startswith("tasks/")})
 """Methods whose `Mcp-Name` header mirrors a params field, and that field."""
-ERROR_CODE_HTTP_STATUS: Final[Mapping[int, int]] = MappingProxyType(dict(_http._MODERN_STATUS))  # pyright: ignore[reportPrivateUsage]
+ERROR_CODE_HTTP_STATUS: Final[Mapping[int, int]] = MappingProxyType(dict(_http.MODERN_STATUS))
 """HTTP status of a 2026-07-28 error response, by JSON-RPC error code."""
 
 
@@ -78,7 +78,7 @@ def x_mcp_header_map(input_schema: Any) -> dict[tuple[str, ...], str]:
     root) mapped to its header token. Meant for a schema `find_invalid_x_mcp_header` accepts."""
     return {
         path: schema[_http.X_MCP_HEADER]
-        for path, schema in _http._schema_positions(input_schema)  # pyright: ignore[reportPrivateUsage]
+        for path, schema in _http.schema_positions(input_schema)
         if path and isinstance(schema.get(_http.X_MCP_HEADER), str)
     }
 

@@ -62,7 +62,7 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
         version = session._complete_initialize(requested, client_info, capabilities)
     ctx.protocol_version = version
     capabilities_out = _capabilities(server, version)
-    if "logging/setLevel" in server._request_handlers:  # pyright: ignore[reportPrivateUsage]
+    if server.has_handler("logging/setLevel"):
         # Deprecated on the 2026-07-28 wire (so not advertised there), but served on this one: a
         # server that sends log notifications must declare `logging` (spec, server utilities).
         capabilities_out.setdefault("logging", {})

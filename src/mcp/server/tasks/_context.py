@@ -9,7 +9,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 
 if TYPE_CHECKING:
-    from mcp.server.tasks._extension import TaskRun
+    from mcp.server.tasks._run import TaskRun
 
 EXTENSION_ID = "io.modelcontextprotocol/tasks"
 

@@ -41,10 +41,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import logging
-import secrets
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -52,24 +49,24 @@ from types import SimpleNamespace
 from typing import Any, Literal, cast
 
 import anyio
-import sniffio
 
-from mcp._engine.peer import CancellationFlag, current_cancellation, current_metadata
+from mcp._engine.peer import current_cancellation, current_metadata
 from mcp._engine.workers import run_sync
 from mcp.server.extension import Extension, MethodBinding, ToolBinding, require_client_extension
 from mcp.server.tasks._context import EXTENSION_ID, TaskContext
+from mcp.server.tasks._host import TaskHost, loop_key
 from mcp.server.tasks._models import CreateTaskResult, GetTaskResult
+from mcp.server.tasks._run import TaskRun
 from mcp.server.tasks._store import (
     DEFAULT_POLL_INTERVAL_MS,
     DEFAULT_TTL_MS,
     InMemoryTaskStore,
     TaskState,
     TaskStore,
-    TaskStoreFull,
 )
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
-from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS, SERVER_INFO_META_KEY
+from mcp.types.version import LOG_LEVEL_META_KEY, MODERN_VERSIONS
 
 logger = logging.getLogger("mcp.server.tasks")
 
@@ -78,7 +75,6 @@ TaskSupport = Literal["optional", "required"]
 _PENDING: ContextVar[TaskRun | None] = ContextVar("mcp_pending_task", default=None)
 """Set in the background task that runs a `tools/call` which may become a task."""
 
-_CAPABILITY_OF = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 _NOT_FOUND = "Failed to retrieve task: Task not found"
 
 
@@ -99,238 +95,6 @@ def _principal() -> str | None:
 
     token = get_access_token()
     return None if token is None else authenticated_principal(SimpleNamespace(access_token=token))
-
-
-def _loop_key() -> Any:
-    if sniffio.current_async_library() == "trio":
-        import trio
-
-        return trio.lowlevel.current_trio_token()
-    import asyncio
-
-    return asyncio.get_running_loop()
-
-
-class _Host:
-    """Where the extension's background work runs (see the module docstring): the innermost
-    `Tasks.running()` group entered on this event loop, else a lazily spawned group of its own."""
-
-    def __init__(self) -> None:
-        self.scoped: list[tuple[Any, Any]] = []
-        """(event loop, task group) of each `running()` block, innermost last."""
-        self.group: Any = None
-        self.loop: Any = None
-        self._ready: anyio.Event | None = None
-        self._done: anyio.Event | None = None
-        self._task: Any = None  # the asyncio task (a strong reference keeps it alive)
-
-    async def task_group(self) -> Any:
-        loop = _loop_key()
-        for scoped_loop, group in reversed(self.scoped):
-            if scoped_loop is loop:
-                return group
-        if self.loop is loop:
-            if self.group is not None:
-                return self.group
-            if self._ready is not None and not self._ready.is_set():
-                await self._ready.wait()
-                if self.group is not None:
-                    return self.group
-        self.loop, self.group = loop, None
-        ready = self._ready = anyio.Event()
-        done = self._done = anyio.Event()
-        if sniffio.current_async_library() == "trio":
-            import trio
-
-            trio.lowlevel.spawn_system_task(self._serve, ready, done, name="mcp-tasks")
-        else:
-            import asyncio
-
-            self._task = asyncio.get_running_loop().create_task(self._serve(ready, done), name="mcp-tasks")
-        await ready.wait()
-        if self.group is None:
-            raise MCPError(INTERNAL_ERROR, "The task runner is not available")
-        return self.group
-
-    async def _serve(self, ready: anyio.Event, done: anyio.Event) -> None:
-        group = None
-        try:
-            async with anyio.create_task_group() as group:
-                self.group = group
-                ready.set()
-                await anyio.sleep_forever()
-        finally:
-            if self.group is group:
-                self.group = None
-            ready.set()
-            done.set()
-
-    async def aclose(self) -> None:
-        group, done = self.group, self._done
-        if group is None or self.loop is not _loop_key():
-            return
-        group.cancel_scope.cancel()
-        if done is not None:
-            await done.wait()
-
-
-class TaskRun:
-    """One `tools/call` that may become a task, then the running task (internal)."""
-
-    def __init__(self, tasks: Tasks, tool_name: str, ttl_ms: int, capabilities: dict[str, Any],
-                 owner: str | None) -> None:
-        self.tasks = tasks
-        self.tool_name = tool_name
-        self.ttl_ms = ttl_ms
-        self.capabilities = capabilities
-        self.owner = owner
-        self.task_id = secrets.token_urlsafe(24)
-        self.flag = CancellationFlag()
-        self.decided = anyio.Event()
-        self.begun = False
-        self.created: TaskState | None = None
-        self.early: tuple[str, Any] | None = None
-        self.scope: anyio.CancelScope | None = None
-        self.abandoned = False
-        self.cancel_requested = False
-        self._pending: dict[str, tuple[dict[str, Any], anyio.Event]] = {}
-        self._answers: dict[str, Any] = {}
-        self._keys: set[str] = set()
-        self._counter = itertools.count(1)
-        self._lock = anyio.Lock()
-
-    # -- lifecycle (called from the background task) ------------------------------------------
-
-    async def begin(self) -> None:
-        """The tool body is about to run: store the task, then release the request's answer."""
-        state = TaskState(self.task_id, "working", created_at=time.time(), ttl_ms=self.ttl_ms,
-                          poll_interval_ms=self.tasks.poll_interval_ms, owner=self.owner)
-        try:
-            await self.tasks.store.create(state)
-        except TaskStoreFull:
-            raise MCPError(INTERNAL_ERROR, "Too many tasks are running; try again later") from None
-        self.begun = True
-        self.created = state
-        self.tasks._running[self.task_id] = self
-        self.tasks._listen_for_signals()
-        if self.scope is not None:
-            self.scope.deadline = anyio.current_time() + self.ttl_ms / 1000
-        self.decided.set()
-
-    async def finish(self, outcome: tuple[str, Any] | None, expired: bool) -> None:
-        changes: dict[str, Any]
-        if outcome is None:
-            if self.cancel_requested:
-                changes = {"status": "cancelled"}
-            elif expired:
-                changes = {"status": "failed", "status_message": "The task exceeded its ttlMs",
-                           "error": {"code": INTERNAL_ERROR, "message": "The task exceeded its ttlMs"}}
-            else:
-                changes = {"status": "cancelled", "status_message": "The server stopped before the task finished"}
-        else:
-            kind, value = outcome
-            if kind == "result":
-                wire = _result_wire(value)
-                if wire.get("resultType") == "input_required":
-                    logger.error("task tool %r returned an InputRequiredResult; tasks ask with TaskContext.elicit()",
-                                 self.tool_name)
-                    changes = _failure(MCPError(INTERNAL_ERROR, "The task asked for input the wrong way"))
-                else:
-                    changes = {"status": "completed", "result": wire}
-            elif kind == "error":
-                changes = _failure(value)
-            else:
-                logger.error("task %s (%s) failed", self.task_id, self.tool_name, exc_info=value)
-                changes = _failure(MCPError(INTERNAL_ERROR, "Internal error"))
-        self._pending.clear()
-        await self.tasks.store.update(self.task_id, input_requests={}, **changes)
-
-    def cancel(self) -> None:
-        self.cancel_requested = True
-        self.flag.cancelled = True
-        if self.scope is not None:
-            self.scope.cancel()
-
-    def abandon(self) -> None:
-        """The request went away before the call became a task: stop it."""
-        self.abandoned = True
-        if self.scope is not None and not self.begun:
-            self.scope.cancel()
-
-    # -- input (parking in input_required) --------------------------------------------------
-
-    async def ask(self, method: str, params: dict[str, Any], *, key: str | None = None) -> Any:
-        capability = _CAPABILITY_OF.get(method)
-        if capability is not None and capability not in self.capabilities:
-            raise MCPError(MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
-                           {"requiredCapabilities": {capability: {}}})
-        if key is None:
-            prefix = method.split("/", 1)[0]
-            key = f"{prefix}-{next(self._counter)}"
-            while key in self._keys:
-                key = f"{prefix}-{next(self._counter)}"
-        elif key in self._keys:
-            raise ValueError(f"Input key {key!r} was already used by this task (keys are unique per task)")
-        self._keys.add(key)
-        answered = anyio.Event()
-        async with self._lock:
-            self._pending[key] = ({"method": method, "params": params}, answered)
-            await self._write()
-        try:
-            await answered.wait()
-        finally:
-            if self._pending.pop(key, None) is not None:
-                with anyio.CancelScope(shield=True):
-                    async with self._lock:
-                        await self._write()
-        return self._answers.pop(key)
-
-    async def deliver(self, responses: dict[str, Any]) -> None:
-        """Answers from `tasks/update`: outstanding keys only, and only result objects; anything
-        else is ignored (the request stays outstanding)."""
-        woken: list[anyio.Event] = []
-        async with self._lock:
-            for key, response in responses.items():
-                entry = self._pending.pop(key, None) if isinstance(response, dict) else None
-                if entry is not None:
-                    self._answers[key] = response
-                    woken.append(entry[1])
-            if woken:
-                await self._write()
-        for event in woken:
-            event.set()
-
-    async def set_status_message(self, message: str | None) -> None:
-        await self.tasks.store.update(self.task_id, status_message=message)
-
-    async def _write(self) -> None:
-        pending = {key: request for key, (request, _) in self._pending.items()}
-        await self.tasks.store.update(self.task_id, status="input_required" if pending else "working",
-                                      input_requests=pending)
-
-
-def _failure(error: MCPError) -> dict[str, Any]:
-    wire: dict[str, Any] = {"code": error.code, "message": error.message}
-    if error.data is not None:
-        wire["data"] = error.data
-    return {"status": "failed", "status_message": error.message, "error": wire}
-
-
-def _result_wire(result: Any) -> dict[str, Any]:
-    if isinstance(result, dict):  # already the wire form (what the middleware chain hands on)
-        wire = dict(cast("dict[str, Any]", result))
-        meta = wire.get("_meta")
-        if isinstance(meta, dict) and SERVER_INFO_META_KEY in meta:  # the stamp is per response, not stored
-            rest = {k: v for k, v in cast("dict[str, Any]", meta).items() if k != SERVER_INFO_META_KEY}
-            if rest:
-                wire["_meta"] = rest
-            else:
-                del wire["_meta"]
-        return wire
-    wire = getattr(result, "wire", None)
-    if isinstance(wire, dict):
-        return dict(wire)  # pyright: ignore[reportUnknownArgumentType]
-    return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def _quiet(meta: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -366,7 +130,7 @@ class Tasks(Extension):
         self._support: dict[str, TaskSupport] = {}
         self._ttl: dict[str, int] = {}
         self._running: dict[str, TaskRun] = {}
-        self._host = _Host()
+        self._host = TaskHost()
         self._installed = False
 
     # -- registration ---------------------------------------------------------------------------
@@ -446,6 +210,11 @@ class Tasks(Extension):
             self.store = state.task_store()
             self._own_store = False
 
+    def _track(self, run: TaskRun) -> None:
+        """A call became a task: it is running here (signals for it reach this process)."""
+        self._running[run.task_id] = run
+        self._listen_for_signals()
+
     def _listen_for_signals(self) -> None:
         on_signal = getattr(self.store, "on_signal", None)
         if on_signal is not None and self._unsignal is None:
@@ -510,7 +279,7 @@ class Tasks(Extension):
 
     async def _start(self, tool_name: str, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         run = TaskRun(self, tool_name, self._ttl.get(tool_name, self.ttl_ms),
-                      dict(ctx.client_capabilities_raw or {}), _principal())
+                      dict(ctx.client_capabilities_raw or {}), _principal(), self._track)
         group = await self._host.task_group()
         background = dataclasses.replace(ctx, meta=_quiet(ctx.meta), extra=dict(ctx.extra))
         group.start_soon(self._execute, run, background, call_next, name=f"mcp-task {tool_name}")
@@ -610,7 +379,7 @@ class Tasks(Extension):
         """Run this block's tasks in a task group of the caller's; cancelled when the block exits."""
         scoped = self._host.scoped
         async with anyio.create_task_group() as group:
-            entry = (_loop_key(), group)
+            entry = (loop_key(), group)
             scoped.append(entry)
             try:
                 yield

@@ -98,7 +98,7 @@ class Tool(BaseModel):
         except MCPError:
             raise
         except Exception as exc:
-            raise compiled._error(exc) from exc  # pyright: ignore[reportPrivateUsage]
+            raise compiled.tool_error(exc) from exc
         if not convert_result:
             return value
         try:
@@ -106,4 +106,4 @@ class Tool(BaseModel):
         except MCPError:
             raise
         except Exception as exc:
-            raise compiled._error(exc, converting=True) from exc  # pyright: ignore[reportPrivateUsage]
+            raise compiled.tool_error(exc, converting=True) from exc

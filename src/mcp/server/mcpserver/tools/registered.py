@@ -215,13 +215,13 @@ class RegisteredTool:
         except (MCPError, NeedInput):
             raise
         except Exception as exc:
-            raise self._error(exc) from exc
+            raise self.tool_error(exc) from exc
         try:
             out = self._to_wire(value)
         except MCPError:
             raise
         except Exception as exc:
-            raise self._error(exc, converting=True) from exc
+            raise self.tool_error(exc, converting=True) from exc
         if type(out) is dict:
             from mcp.types import CallToolResult
 
@@ -241,7 +241,7 @@ class RegisteredTool:
             return {"content": to_wire_content(value), "structuredContent": structured, "isError": False}
         return {"content": to_wire_content(value), "isError": False}
 
-    def _error(self, exc: Exception, *, converting: bool = False) -> ToolError:
+    def tool_error(self, exc: Exception, *, converting: bool = False) -> ToolError:
         """The `ToolError` a failure is reported as, named for the tool, as the official SDK
         classifies it. Invalid arguments and deliberate `ToolError`/`ResourceError`s keep their
         text; a nested crash keeps its (already generic) text as an `UnexpectedToolError`; anything
@@ -268,7 +268,7 @@ class RegisteredTool:
         crash's traceback goes to the server log."""
         from mcp.server.mcpserver.exceptions import UnexpectedToolError
 
-        error = self._error(exc, converting=converting)
+        error = self.tool_error(exc, converting=converting)
         if isinstance(error, UnexpectedToolError):
             logger.error("Error executing tool %s", self.name, exc_info=exc)
         else:

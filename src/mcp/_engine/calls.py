@@ -1,0 +1,119 @@
+"""The records of one connection's requests in flight, in both directions: the context of the
+request being served (its transport metadata, its cancellation flag), how an incoming request is
+cancelled (a task's cancel scope, a natively started asyncio task, an offloaded job), and an
+outgoing request awaiting its response."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+import anyio
+
+current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", default=None)
+"""Transport metadata of the request being served in this task: messages sent while serving it
+(progress, logs, server->client requests) follow the request back to where it came from."""
+
+
+class CancellationFlag:
+    """Set once the request being served was cancelled; plain data, so a worker thread may read it."""
+
+    __slots__ = ("cancelled",)
+
+    def __init__(self) -> None:
+        self.cancelled = False
+
+
+current_cancellation: ContextVar[CancellationFlag | None] = ContextVar("mcp_request_cancellation", default=None)
+"""The cancellation flag of the request being served in this task (read by `Context.cancelled`)."""
+
+
+class OffloadedCall:
+    """An offloaded request in the in-flight table; `cancel()` stops its response and cancels the
+    scope its job sees through `anyio.from_thread.check_cancelled()`."""
+
+    __slots__ = ("cancelled", "scope")
+
+    def __init__(self, scope: Any) -> None:
+        self.cancelled = False
+        self.scope = scope
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self.scope is not None:
+            self.scope.cancel()
+
+
+class NativeCall:
+    """A request served in a natively started asyncio task, in the in-flight table: `cancel()`
+    cancels the task (once it has left any anyio shield, as a cancel scope would), and, used as
+    the request's scope in `_serve`, it ends that cancellation quietly. A request cancelled before
+    its task first ran never runs its handler."""
+
+    __slots__ = ("cancelled", "entered", "task")
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self.entered = False
+        self.task: Any = None
+
+    def cancel(self) -> None:
+        if not self.cancelled:
+            self.cancelled = True
+            self._deliver()
+
+    def _deliver(self) -> None:
+        task = self.task
+        if task is None or not self.entered or task.done():
+            return  # not started yet: `__enter__` sees the flag
+        from mcp._engine.native import shielded
+
+        if shielded(task):
+            task.get_loop().call_later(SHIELD_RETRY, self._deliver)
+            return
+        task.cancel()
+
+    def __enter__(self) -> None:
+        if self.cancelled:
+            import asyncio
+
+            raise asyncio.CancelledError
+        self.entered = True
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or not self.cancelled:
+            return False
+        import asyncio
+
+        if not isinstance(exc, asyncio.CancelledError):
+            return False
+        uncancel = getattr(self.task, "uncancel", None)  # 3.11+: the task is no longer cancelling
+        if uncancel is not None:
+            uncancel()
+        return True
+
+
+SHIELD_RETRY = 0.01
+"""Seconds between attempts to cancel a request task that is inside an anyio shield."""
+
+
+class PendingRequest:
+    """An outgoing request awaiting its response (or the connection's end)."""
+
+    __slots__ = ("event", "method", "raised", "response")
+
+    def __init__(self, method: str) -> None:
+        self.event = anyio.Event()
+        self.method = method
+        self.response: dict[str, Any] | None = None
+        self.raised: BaseException | None = None
+
+
+class RaisedException:
+    """Response metadata carrying the server-side exception behind an error response, so an
+    in-memory client with `raise_exceptions=True` re-raises the original at the call site."""
+
+    __slots__ = ("exception",)
+
+    def __init__(self, exception: BaseException) -> None:
+        self.exception = exception

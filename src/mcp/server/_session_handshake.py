@@ -1,0 +1,222 @@
+"""What a server session knows of its client: the era of each request (handshake or 2026-07-28,
+decided per request), the negotiated version, and the client's info and capabilities (from
+`initialize`, or from the `_meta` of the 2026-07-28 request being served).
+
+`SessionHandshake` is that half of `ServerSession`; its state is set up by `ServerSession.__init__`.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, cast
+
+from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
+from mcp.server.connection import LOG_LEVELS
+from mcp.server.unserved import unserved_request_error
+from mcp.shared.exceptions import MCPError
+from mcp.types.jsonrpc import HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND
+from mcp.types.version import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    HANDSHAKE_VERSIONS,
+    LOG_LEVEL_META_KEY,
+    MODERN_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+)
+
+if TYPE_CHECKING:
+    from mcp.server.connection import Connection
+    from mcp.server.lowlevel.server import Server
+    from mcp.shared.dispatcher import ProgressFnT
+    from mcp.types import ClientCapabilities, Implementation
+
+current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token", default=None)
+"""The `_meta.progressToken` of the request being served in this task (set only when it has one),
+for `ServerSession.report_progress`."""
+current_log_levels: ContextVar[frozenset[str] | None] = ContextVar("mcp_current_log_levels", default=None)
+"""The `notifications/message` levels the 2026-07-28 request being served in this task opted into
+with its `_meta` (set only for such requests; handshake-era ones may receive every level)."""
+current_envelope: ContextVar[dict[str, Any] | None] = ContextVar("mcp_current_envelope", default=None)
+"""The `_meta` of the 2026-07-28 request being served in this task: its client info and capabilities
+stand in for `initialize`'s (`ServerSession.client_params` and friends), as the official SDK's
+per-request connection does."""
+
+REMOVED_ON_MODERN_WIRE = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
+MODERN_ONLY = frozenset({"server/discover"})
+"""Requests that exist only on the 2026-07-28 wire: without its `_meta` they are invalid params."""
+
+
+def _typed(model_name: str, raw: Any) -> Any:
+    """`raw` (a request `_meta` value) as the `mcp.types` model named, or None when absent or
+    mis-shaped (a bad value degrades to not supplied, as officially)."""
+    if type(raw) is not dict:
+        return None
+    import mcp.types
+
+    try:
+        return getattr(mcp.types, model_name).model_validate(raw)
+    except ValueError:
+        return None
+
+
+class SessionHandshake:
+    """The half of `ServerSession` that knows the client (see the module docstring)."""
+
+    server: Server[Any]
+    lifespan_context: Any
+    raise_exceptions: bool
+    stateless: bool
+    default_version: str | None
+    initialized: bool
+    log_level: str | None
+    subscribed_uris: set[str]
+    request_meta: Any
+    peer: Any
+    _protocol_version: str | None
+    _client_info: Any
+    _client_capabilities: Any
+    _progress_callbacks: dict[Any, ProgressFnT]
+    _told: dict[str, tuple[Any, bool]]
+    _connection: Connection | None
+    _request_outbound: Any
+    _allowed_log_levels: frozenset[str]
+
+    @property
+    def connection(self) -> Connection | None:
+        """The `Connection` this session was built over (official form); None for a framework one."""
+        return self._connection
+
+    @property
+    def protocol_version(self) -> str:
+        """The protocol version this connection speaks: the negotiated one once `initialize` is
+        done, before that the transport's hint or the newest handshake-era revision."""
+        if self._connection is not None:
+            return self._connection.protocol_version
+        return self._protocol_version or self.default_version or HANDSHAKE_VERSIONS[-1]
+
+    @property
+    def can_send_request(self) -> bool:
+        """Whether a server-initiated request can reach the client now."""
+        if self._request_outbound is not None:
+            return bool(self._request_outbound.can_send_request)
+        return self.has_back_channel
+
+    @property
+    def client_params(self) -> Any:
+        """The client's `initialize` params (official form: the connection's; on a 2026-07-28
+        request, built from its `_meta` when that names the client; otherwise built from what
+        `initialize` carried, None before it)."""
+        if self._connection is not None:
+            return self._connection.client_params
+        envelope = current_envelope.get()
+        version = self._protocol_version if envelope is None else envelope.get(PROTOCOL_VERSION_META_KEY)
+        info, caps = self.client_info, self.client_capabilities
+        if info is None or caps is None or version is None:
+            return None
+        from mcp.types import InitializeRequestParams
+
+        return InitializeRequestParams(protocol_version=version, capabilities=caps, client_info=info)
+
+    @property
+    def client_info(self) -> Implementation | None:
+        envelope = current_envelope.get()
+        if envelope is not None:
+            return _typed("Implementation", envelope.get(CLIENT_INFO_META_KEY))
+        if self._connection is not None:
+            params = self._connection.client_params
+            return None if params is None else params.client_info
+        info = self._client_info
+        if isinstance(info, dict):
+            from mcp.types import Implementation
+
+            info = self._client_info = Implementation.model_validate(info)
+        return info
+
+    @property
+    def client_capabilities(self) -> ClientCapabilities | None:
+        envelope = current_envelope.get()
+        if envelope is not None:
+            return _typed("ClientCapabilities", envelope.get(CLIENT_CAPABILITIES_META_KEY))
+        if self._connection is not None:
+            return self._connection.client_capabilities
+        caps = self._client_capabilities
+        if isinstance(caps, dict):
+            from mcp.types import ClientCapabilities
+
+            caps = self._client_capabilities = ClientCapabilities.model_validate(caps)
+        return caps
+
+    def _era(self, method: str, params: dict[str, Any] | None, metadata: Any) -> tuple[str, Any]:
+        """(protocol version, raw client capabilities) for one request, or an MCPError.
+
+        A request is on the 2026-07-28 wire when its `_meta` (or the HTTP version header) names a
+        revision that is not a handshake-era one; there `_meta` must carry the version and the
+        client capabilities, and the header (when present) must agree with it.
+        """
+        raw_meta: Any = params.get("_meta") if params is not None else None
+        if raw_meta is not None and type(raw_meta) is not dict:
+            raise MCPError(INVALID_PARAMS, "Invalid params: _meta must be an object")
+        meta = cast("dict[str, Any] | None", raw_meta)
+        requested = meta.get(PROTOCOL_VERSION_META_KEY) if meta is not None else None
+        if requested is not None and type(requested) is not str:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: _meta {PROTOCOL_VERSION_META_KEY!r} must be a string")
+        header = getattr(metadata, "protocol_version", None) if metadata is not None else None
+        if (requested is not None and requested not in HANDSHAKE_VERSIONS) or (
+            header is not None and header not in HANDSHAKE_VERSIONS
+        ):
+            if requested is None:
+                raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
+            if header is not None and header != requested:
+                raise MCPError(HEADER_MISMATCH, f"MCP-Protocol-Version header {header!r} does not match _meta version {requested!r}")
+            if requested not in MODERN_VERSIONS:
+                raise unsupported_version_error(requested)
+            caps = meta.get(CLIENT_CAPABILITIES_META_KEY) if meta is not None else None
+            if type(caps) is not dict:
+                raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {CLIENT_CAPABILITIES_META_KEY!r}")
+            level = cast("dict[str, Any]", meta).get(LOG_LEVEL_META_KEY)
+            if level is not None and level not in LOG_LEVELS:
+                from mcp.types.methods import SPEC_CLIENT_METHODS
+
+                if method in SPEC_CLIENT_METHODS:  # a custom method's unknown level reads as none asked
+                    raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
+            if method in REMOVED_ON_MODERN_WIRE:
+                raise MCPError(METHOD_NOT_FOUND, "Method not found", method)
+            return requested, cast("dict[str, Any]", caps)
+        if method in MODERN_ONLY:
+            raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
+        if method == "initialize" or self._protocol_version is not None:
+            return self._protocol_version or "", None
+        if self.stateless or method == "ping":
+            return header or self.default_version or HANDSHAKE_VERSIONS[-1], None
+        # Before the handshake, as the official SDK answers: a method the server does not serve is
+        # -32601 whatever the state; one it serves is refused with its pinned -32602 shape.
+        if not self.server.has_handler(method):
+            raise unserved_request_error(method, self.protocol_version, params)
+        raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
+
+    def _complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
+        self._protocol_version = version = negotiate_version(requested)
+        self.peer.protocol_version = version
+        self._client_info = client_info
+        self._client_capabilities = capabilities
+        return version
+
+    @property
+    def has_back_channel(self) -> bool:
+        if self._request_outbound is not None:
+            return bool(self._request_outbound.can_send_request)
+        return not self.stateless and self._protocol_version is not None
+
+    def check_client_capability(self, capability: Any) -> bool:
+        """True when the client declared every capability set in `capability`."""
+        if self._connection is not None:
+            return self._connection.check_capability(capability)
+        have = self.client_capabilities
+        if have is None:
+            return False
+        from mcp.server.connection import capabilities_cover
+
+        wanted = capability.model_dump(exclude_none=True) if hasattr(capability, "model_dump") else dict(capability)
+        return capabilities_cover(have.model_dump(exclude_none=True), wanted)
