@@ -22,9 +22,9 @@ try:
     from mcp import Client
     from mcp.server import MCPServer
 
-    _CLIENT_IMPORT_ERROR: str | None = None
+    _client_import_error: str | None = None
 except Exception as exc:  # the lead's API may not exist yet
-    _CLIENT_IMPORT_ERROR = repr(exc)
+    _client_import_error = repr(exc)
 
 
 @pytest.fixture(scope="module")
@@ -408,7 +408,7 @@ def test_check_lines_tracks_ids_and_versions() -> None:
 
 
 @pytest.mark.skipif(
-    _CLIENT_IMPORT_ERROR is not None, reason=f"Client/MCPServer not importable yet: {_CLIENT_IMPORT_ERROR}"
+    _client_import_error is not None, reason=f"Client/MCPServer not importable yet: {_client_import_error}"
 )
 @pytest.mark.anyio
 async def test_tap_sees_an_in_memory_round_trip(wire_check: Any) -> None:

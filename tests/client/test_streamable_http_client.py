@@ -36,7 +36,7 @@ from mcp.types import ElicitResult
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INVALID_REQUEST, METHOD_NOT_FOUND, REQUEST_TIMEOUT
 
 if sys.version_info < (3, 11):
-    from exceptiongroup import ExceptionGroup
+    from exceptiongroup import ExceptionGroup  # pyright: ignore[reportMissingImports]  # (3.10 only)
 
 pytestmark = pytest.mark.anyio
 

@@ -498,7 +498,7 @@ async def test_render_prompt_passes_the_context_and_an_input_required_result_thr
     irr = InputRequiredResult(request_state="again")
 
     def asks(ctx: Context) -> Any:
-        return irr if ctx == "first" else "done"
+        return irr if ctx == "first" else "done"  # pyright: ignore[reportUnnecessaryComparison]
 
     manager = PromptManager()
     manager.add_prompt(Prompt.from_function(asks))
