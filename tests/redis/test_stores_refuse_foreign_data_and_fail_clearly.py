@@ -185,15 +185,21 @@ async def test_change_events_cross_connections_and_foreign_messages_are_refused(
     publisher = RedisSubscriptionBus.from_url(redis_server.url, prefix=prefix)
     listener = RedisSubscriptionBus.from_url(redis_server.url, prefix=prefix)
     heard: list[ServerEvent] = []
-    listener.subscribe(heard.append)
+    both_heard = anyio.Event()
+
+    def hear(event: ServerEvent) -> None:  # called in this event loop, by the hub's reader
+        heard.append(event)
+        if len(heard) == 2:
+            both_heard.set()
+
+    listener.subscribe(hear)
     assert await listener.connection.hub().ready(timeout=10)
     redis_server.call("PUBLISH", f"{prefix}:bus", json.dumps({"method": "tools/call", "params": {"name": "x"}}))
     redis_server.call("PUBLISH", f"{prefix}:bus", "\x80garbage")
     await publisher.publish(ToolsListChanged())
     await publisher.publish(ResourceUpdated(uri="doc://a"))
     with anyio.fail_after(10):
-        while len(heard) < 2:
-            await anyio.sleep(0.01)
+        await both_heard.wait()
     assert heard == [ToolsListChanged(), ResourceUpdated(uri="doc://a")]
     assert "'tools/call' is not a listen-stream event" in caplog.text
     for connection in (publisher.connection, listener.connection):
