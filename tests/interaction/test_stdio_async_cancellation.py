@@ -5,7 +5,7 @@ and the connection keeps serving."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +13,8 @@ import pytest
 from tests.interaction.test_stdio_offload import WORKLOAD
 from tests.interaction.test_stdio_wire import RawServer
 
-PING = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}
-PONG = {"jsonrpc": "2.0", "id": "ping", "result": {}}
+PING: dict[str, Any] = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}
+PONG: dict[str, Any] = {"jsonrpc": "2.0", "id": "ping", "result": {}}
 DUPLICATE_ID = "Invalid Request: duplicate request id in flight"
 
 
@@ -95,7 +95,7 @@ def test_cancelling_a_call_that_runs_a_task_group_stops_its_children(server: Raw
     assert server.request(PING) == PONG
 
 
-def _wait_for_lines(path: Path, predicate: Any) -> list[str]:
+def _wait_for_lines(path: Path, predicate: Callable[[list[str]], bool]) -> list[str]:
     """The lines of `path` (written by the server process) once `predicate` holds, or after 10 s."""
     deadline = time.monotonic() + 10
     lines: list[str] = []

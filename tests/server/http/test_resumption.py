@@ -1,7 +1,7 @@
 """Resumable POST streams (event store): SSE polling with `close_sse_stream()`, a dropped
 connection resumed with GET + `Last-Event-ID`, and who may resume what."""
 
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -41,7 +41,7 @@ class AnswerWatchingStore(InMemoryEventStore):
 
     async def store_event(self, stream_id: str, message: Any) -> str:
         event_id = await super().store_event(stream_id, message)
-        wire = message if isinstance(message, dict) else {}
+        wire = cast("dict[str, Any]", message) if isinstance(message, dict) else {}
         if wire.get("id") == self.request_id and ("result" in wire or "error" in wire):
             self.answered.set()
         return event_id
