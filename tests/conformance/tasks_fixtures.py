@@ -71,19 +71,19 @@ def tasks_extension() -> Tasks:
     @tasks.tool(task_support="required")
     async def failing_job() -> str:
         """Runs only as a task, then fails as a tool (completed, result.isError)."""
-        await anyio.sleep(0.5)
+        await anyio.sleep(0.5)  # works a while first: the harness may see it "working"
         raise RuntimeError("failing_job failed on purpose")
 
     @tasks.tool()
     async def protocol_error_job() -> str:
         """Fails with a JSON-RPC error (the task ends failed, with the error inlined)."""
-        await anyio.sleep(0.1)
+        await anyio.sleep(0.1)  # works a moment first, like a real job
         raise MCPError(INTERNAL_ERROR, "protocol_error_job failed on purpose")
 
     @tasks.tool(task_support="required")
     async def test_tool_with_task(user_name: Annotated[UserName, Resolve(ask_user_name)]) -> str:
         """Asks the user's name first (multi-round-trip), then becomes a task that greets them."""
-        await anyio.sleep(0.1)
+        await anyio.sleep(0.1)  # works a moment first, like a real job
         return f"Hello, {user_name.name}!"
 
     return tasks
