@@ -278,6 +278,7 @@ async def test_content_blocks_images_and_embedded_resources_become_user_messages
         ]
 
     messages = await Prompt.from_function(rich).render({"uri": "test://example-resource"})
+    assert isinstance(messages, list)
     assert [m.role for m in messages] == ["user", "user", "user"]
     assert [m.content.type for m in messages] == ["resource", "image", "text"]
     first = messages[0].content
