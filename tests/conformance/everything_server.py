@@ -300,7 +300,7 @@ def test_input_required_result_sampling(ctx: Context) -> Any:
     if answer is None:
         return InputRequiredResult.model_validate({"inputRequests": {
             "capital_question": _sample("What is the capital of France?", 100)}})
-    data = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
+    data: Any = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
     return f"The model answered: {json.dumps(data.get('content'))}"
 
 
@@ -311,7 +311,7 @@ def test_input_required_result_list_roots(ctx: Context) -> Any:
     answer = responses.get("client_roots")
     if answer is None:
         return InputRequiredResult.model_validate({"inputRequests": {"client_roots": ROOTS}})
-    data = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
+    data: Any = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
     return f"Roots: {json.dumps(data.get('roots'))}"
 
 

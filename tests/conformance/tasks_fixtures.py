@@ -65,7 +65,7 @@ def tasks_extension() -> Tasks:
             group.start_soon(ask, "name", "What is your name?", UserName)
             group.start_soon(ask, "confirm", "Shall I proceed?", Confirmation)
         name = answers["name"]
-        who = name.data.name if isinstance(name, AcceptedElicitation) else "nobody"  # pyright: ignore[reportUnknownMemberType]
+        who = name.data.name if isinstance(name, AcceptedElicitation) else "nobody"  # pyright: ignore[reportUnknownMemberType, reportAttributeAccessIssue]
         return f"Both inputs received ({who})"
 
     @tasks.tool(task_support="required")
