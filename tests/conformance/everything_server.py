@@ -228,6 +228,7 @@ def json_schema_2020_12_tool(**arguments: Any) -> str:
 @mcp.tool()
 async def test_reconnection(ctx: Context) -> str:
     """SSE polling: closes its stream before answering; the answer arrives on resumption."""
+    assert ctx.request_context.close_sse_stream is not None  # set over streamable HTTP
     await ctx.request_context.close_sse_stream()
     await anyio.sleep(0.2)  # works on while the client reconnects (what it misses is replayed)
     return "Reconnection test completed"

@@ -168,7 +168,7 @@ def test_a_context_parameter_is_not_an_argument():
         return topic
 
     prompt = Prompt.from_function(with_ctx)
-    assert [a.name for a in prompt.arguments] == ["topic"]
+    assert [a.name for a in prompt.arguments or []] == ["topic"]
     assert prompt.context_kwarg == "ctx"
 
 
@@ -177,7 +177,7 @@ def test_context_kwarg_names_the_context_parameter_without_an_annotation():
         return topic
 
     prompt = Prompt.from_function(with_ctx, context_kwarg="c")
-    assert [a.name for a in prompt.arguments] == ["topic"]
+    assert [a.name for a in prompt.arguments or []] == ["topic"]
     assert prompt.context_kwarg == "c"
 
 
@@ -186,7 +186,7 @@ def test_a_parameter_shadowing_a_model_attribute_keeps_its_name():
         return f"schema={schema}"
 
     prompt = Prompt.from_function(shadow)
-    assert [a.name for a in prompt.arguments] == ["schema"]
+    assert [a.name for a in prompt.arguments or []] == ["schema"]
 
 
 # --- render -----------------------------------------------------------------------------------
