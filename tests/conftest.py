@@ -27,9 +27,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from _pytest.nodes import Node
 
 if str(Path(__file__).parent) not in sys.path:  # also under --import-mode=importlib
     sys.path.insert(0, str(Path(__file__).parent))
@@ -79,7 +82,7 @@ class _Allowance:
         return bool(self.matcher(sender, message, version))
 
 
-def _allowances(node: pytest.Node) -> list[_Allowance]:
+def _allowances(node: Node) -> list[_Allowance]:
     allowances: list[_Allowance] = []
     for marker in node.iter_markers("wire_invalid_ok"):
         reason = marker.kwargs.get("reason")

@@ -499,7 +499,7 @@ class _Revision:
             if result_type == "input_required":
                 return "InputRequiredResult"
             return next(name for name in allowed if name != "InputRequiredResult")
-        return allowed[0]
+        return next(iter(allowed))
 
     def _wrong_direction(self, sender: Sender, kind: str, method: str) -> str:
         where = sorted(k for (k, m) in self.methods if m == method)

@@ -22,9 +22,9 @@ try:
     from mcp import Client
     from mcp.server import MCPServer
 
-    _CLIENT_IMPORT_ERROR: str | None = None
+    _client_import_error: str | None = None
 except Exception as exc:  # the lead's API may not exist yet
-    _CLIENT_IMPORT_ERROR = repr(exc)
+    _client_import_error = repr(exc)
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_call_tool_result_with_non_array_content_is_rejected(checker: WireChecke
 
 
 def test_2026_result_without_result_type_is_rejected(checker: WireChecker) -> None:
-    message = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "hi"}]}}
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "hi"}]}}
     text = _rejects(checker, "server", message, NEW, "tools/call")
     assert "resultType" in text
     message["result"]["resultType"] = "complete"
@@ -69,7 +69,7 @@ def test_2026_result_without_result_type_is_rejected(checker: WireChecker) -> No
 
 
 def test_unsupported_version_error_without_data_is_rejected(checker: WireChecker) -> None:
-    message = {
+    message: dict[str, Any] = {
         "jsonrpc": "2.0",
         "id": 1,
         "error": {"code": -32022, "message": "Unsupported protocol version"},
@@ -112,7 +112,7 @@ def test_error_with_null_id_is_rejected_in_every_revision(checker: WireChecker) 
 
 
 def test_request_params_are_typed_by_method(checker: WireChecker) -> None:
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": {}}}
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"arguments": {}}}
     assert "CallToolRequest" in _rejects(checker, "client", message, "2025-06-18")
     message["params"]["name"] = "add"
     checker.check("client", message, "2025-06-18")
@@ -179,7 +179,7 @@ def test_results_are_typed_by_answered_method(checker: WireChecker) -> None:
 
 
 def test_input_required_result(checker: WireChecker) -> None:
-    message = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "abc"}}
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "abc"}}
     checker.check("server", message, NEW, "tools/call")
     message["result"]["requestState"] = 5
     assert "InputRequiredResult" in _rejects(checker, "server", message, NEW, "tools/call")
@@ -198,20 +198,20 @@ def test_task_augmented_result(checker: WireChecker) -> None:
 
 
 def test_initialize_uses_the_versions_inside_the_messages(checker: WireChecker) -> None:
-    request = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+    request: dict[str, Any] = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
                "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}  # fmt: skip
     assert "2025-06-18" in _rejects(checker, "client", request, None)  # clientInfo missing
     request["params"]["clientInfo"] = {"name": "c", "version": "1"}
     checker.check("client", request, None)
     checker.check("client", request, "")
-    response = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2024-11-05", "capabilities": {}}}
+    response: dict[str, Any] = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2024-11-05", "capabilities": {}}}
     assert "2024-11-05" in _rejects(checker, "server", response, None, "initialize")  # serverInfo missing
     response["result"]["serverInfo"] = {"name": "s", "version": "1"}
     checker.check("server", response, None, "initialize")
 
 
 def test_without_a_revision_any_revision_knowing_the_method_decides(checker: WireChecker) -> None:
-    discover = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}
+    discover: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}
     text = _rejects(checker, "client", discover, None)
     assert "every candidate" in text
     assert "_meta" in text
@@ -408,7 +408,7 @@ def test_check_lines_tracks_ids_and_versions() -> None:
 
 
 @pytest.mark.skipif(
-    _CLIENT_IMPORT_ERROR is not None, reason=f"Client/MCPServer not importable yet: {_CLIENT_IMPORT_ERROR}"
+    _client_import_error is not None, reason=f"Client/MCPServer not importable yet: {_client_import_error}"
 )
 @pytest.mark.anyio
 async def test_tap_sees_an_in_memory_round_trip(wire_check: Any) -> None:

@@ -100,13 +100,13 @@ async def test_the_message_handler_gets_typed_notifications_not_json_rpc_dicts()
 
 
 async def test_a_log_message_reaches_the_logging_callback_and_then_the_message_handler() -> None:
-    order: list[str] = []
+    heard, received = anyio.create_memory_object_stream[str](10)
 
     async def on_log(params: Any) -> None:
-        order.append(f"log:{params.data}")
+        heard.send_nowait(f"log:{params.data}")
 
     async def on_message(message: Any) -> None:
-        order.append(f"message:{type(message).__name__}")
+        heard.send_nowait(f"message:{type(message).__name__}")
 
     mcp = MCPServer("logs")
 
@@ -116,11 +116,11 @@ async def test_a_log_message_reaches_the_logging_callback_and_then_the_message_h
         await ctx.session.send_tool_list_changed()
         return "said"
 
-    async with Client(mcp, mode="legacy", logging_callback=on_log, message_handler=on_message) as client:
-        await client.call_tool("say", {})
-        with anyio.fail_after(5):
-            while len(order) < 3:
-                await anyio.sleep(0.01)
+    with heard, received:
+        async with Client(mcp, mode="legacy", logging_callback=on_log, message_handler=on_message) as client:
+            await client.call_tool("say", {})
+            with anyio.fail_after(5):
+                order = [await received.receive() for _ in range(3)]
     assert order == ["log:careful", "message:LoggingMessageNotification", "message:ToolListChangedNotification"]
 
 
@@ -157,9 +157,12 @@ async def test_a_message_handler_may_call_the_server_while_handling_a_notificati
 
 async def test_a_raising_message_handler_costs_only_that_notification(caplog: pytest.LogCaptureFixture) -> None:
     seen: list[str] = []
+    all_seen = anyio.Event()
 
     async def on_message(message: Any) -> None:
         seen.append(type(message).__name__)
+        if len(seen) == 5:  # no progress token, so no progress notification
+            all_seen.set()
         if isinstance(message, ToolListChangedNotification):
             raise RuntimeError("handler bug")
 
@@ -167,8 +170,7 @@ async def test_a_raising_message_handler_costs_only_that_notification(caplog: py
         with caplog.at_level(logging.ERROR, logger="mcp.client"):
             await client.call_tool("poke", {})
             with anyio.fail_after(5):
-                while len(seen) < 5:  # no progress token, so no progress notification
-                    await anyio.sleep(0.01)
+                await all_seen.wait()
         assert (await client.call_tool("finish_elicitation", {})).content[0].text == "sent"  # type: ignore[union-attr]
     assert "handler bug" in caplog.text
 
@@ -358,21 +360,17 @@ async def test_log_level_opts_every_stateless_request_in_to_log_messages_unless_
         await ctx.error("error line")
         return "ok"
 
-    got: list[str] = []
+    heard, received = anyio.create_memory_object_stream[str](10)
 
     async def on_log(params: Any) -> None:
-        got.append(params.data)
+        heard.send_nowait(params.data)
 
-    async with Client(mcp, log_level="debug", logging_callback=on_log) as client:
-        assert client.protocol_version == "2026-07-28"
-        await client.call_tool("chatty", {})
-        with anyio.fail_after(5):
-            while len(got) < 2:
-                await anyio.sleep(0.01)
-        assert got == ["debug line", "error line"]
-        got.clear()
-        await client.call_tool("chatty", {}, meta={"io.modelcontextprotocol/logLevel": "error"})
-        with anyio.fail_after(5):
-            while not got:
-                await anyio.sleep(0.01)
-    assert got == ["error line"]
+    with heard, received:
+        async with Client(mcp, log_level="debug", logging_callback=on_log) as client:
+            assert client.protocol_version == "2026-07-28"
+            await client.call_tool("chatty", {})
+            with anyio.fail_after(5):
+                assert [await received.receive() for _ in range(2)] == ["debug line", "error line"]
+            await client.call_tool("chatty", {}, meta={"io.modelcontextprotocol/logLevel": "error"})
+            with anyio.fail_after(5):
+                assert await received.receive() == "error line"  # the debug line, had it come, would be first

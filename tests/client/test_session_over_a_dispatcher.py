@@ -51,12 +51,14 @@ class ScriptedDispatcher:
 async def test_a_session_over_a_dispatcher_handshakes_lists_and_answers_callbacks() -> None:
     dispatcher = ScriptedDispatcher()
     logged: list[Any] = []
+    was_logged = anyio.Event()
 
     async def sampling(context: ClientRequestContext, params: CreateMessageRequestParams) -> CreateMessageResult:
         return CreateMessageResult(role="assistant", content=TextContent(text="hi"), model="m")
 
     async def on_log(params: Any) -> None:
         logged.append(params.data)
+        was_logged.set()
 
     async with ClientSession(dispatcher=dispatcher, sampling_callback=sampling, logging_callback=on_log,
                              read_timeout_seconds=5) as session:
@@ -79,8 +81,7 @@ async def test_a_session_over_a_dispatcher_handshakes_lists_and_answers_callback
             await dispatcher.on_request(Ctx(), "roots/list", None)
         await dispatcher.on_notify(Ctx(), "notifications/message", {"level": "info", "data": "hello"})
         with anyio.fail_after(5):
-            while not logged:
-                await anyio.sleep(0.01)
+            await was_logged.wait()
     assert logged == ["hello"]
 
 

@@ -113,7 +113,7 @@ async def test_tool_with_logging(ctx: Context) -> str:
     """Sends log messages while running."""
     for text in ("Tool execution started", "Tool processing data", "Tool execution completed"):
         await ctx.info(text)
-        await anyio.sleep(0.05)
+        await anyio.sleep(0.05)  # paced, as the scenario describes a tool logging while it runs
     return "Logging test completed"
 
 
@@ -135,7 +135,7 @@ async def test_tool_with_progress(ctx: Context) -> str:
     """Reports progress 0, 50, 100."""
     for step in (0, 50, 100):
         await ctx.report_progress(step, 100)
-        await anyio.sleep(0.05)
+        await anyio.sleep(0.05)  # paced, as the scenario describes a tool reporting while it runs
     meta = ctx.request_context.meta or {}
     return str(meta.get("progress_token"))
 
@@ -228,8 +228,9 @@ def json_schema_2020_12_tool(**arguments: Any) -> str:
 @mcp.tool()
 async def test_reconnection(ctx: Context) -> str:
     """SSE polling: closes its stream before answering; the answer arrives on resumption."""
+    assert ctx.request_context.close_sse_stream is not None  # set over streamable HTTP
     await ctx.request_context.close_sse_stream()
-    await anyio.sleep(0.2)
+    await anyio.sleep(0.2)  # works on while the client reconnects (what it misses is replayed)
     return "Reconnection test completed"
 
 
@@ -300,7 +301,7 @@ def test_input_required_result_sampling(ctx: Context) -> Any:
     if answer is None:
         return InputRequiredResult.model_validate({"inputRequests": {
             "capital_question": _sample("What is the capital of France?", 100)}})
-    data = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
+    data: Any = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
     return f"The model answered: {json.dumps(data.get('content'))}"
 
 
@@ -311,7 +312,7 @@ def test_input_required_result_list_roots(ctx: Context) -> Any:
     answer = responses.get("client_roots")
     if answer is None:
         return InputRequiredResult.model_validate({"inputRequests": {"client_roots": ROOTS}})
-    data = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
+    data: Any = answer.model_dump(mode="json") if hasattr(answer, "model_dump") else answer
     return f"Roots: {json.dumps(data.get('roots'))}"
 
 

@@ -65,25 +65,25 @@ def tasks_extension() -> Tasks:
             group.start_soon(ask, "name", "What is your name?", UserName)
             group.start_soon(ask, "confirm", "Shall I proceed?", Confirmation)
         name = answers["name"]
-        who = name.data.name if isinstance(name, AcceptedElicitation) else "nobody"  # pyright: ignore[reportUnknownMemberType]
+        who = name.data.name if isinstance(name, AcceptedElicitation) else "nobody"  # pyright: ignore[reportUnknownMemberType, reportAttributeAccessIssue]
         return f"Both inputs received ({who})"
 
     @tasks.tool(task_support="required")
     async def failing_job() -> str:
         """Runs only as a task, then fails as a tool (completed, result.isError)."""
-        await anyio.sleep(0.5)
+        await anyio.sleep(0.5)  # works a while first: the harness may see it "working"
         raise RuntimeError("failing_job failed on purpose")
 
     @tasks.tool()
     async def protocol_error_job() -> str:
         """Fails with a JSON-RPC error (the task ends failed, with the error inlined)."""
-        await anyio.sleep(0.1)
+        await anyio.sleep(0.1)  # works a moment first, like a real job
         raise MCPError(INTERNAL_ERROR, "protocol_error_job failed on purpose")
 
     @tasks.tool(task_support="required")
     async def test_tool_with_task(user_name: Annotated[UserName, Resolve(ask_user_name)]) -> str:
         """Asks the user's name first (multi-round-trip), then becomes a task that greets them."""
-        await anyio.sleep(0.1)
+        await anyio.sleep(0.1)  # works a moment first, like a real job
         return f"Hello, {user_name.name}!"
 
     return tasks

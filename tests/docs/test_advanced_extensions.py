@@ -68,7 +68,7 @@ class Dictionary(Extension):
 def test_an_identifier_without_a_vendor_prefix_fails_when_the_class_is_defined() -> None:
     with pytest.raises(TypeError, match=r"Stamps\.identifier must be a `vendor-prefix/name` string \(reverse-DNS "
                                         r"prefix required\), got 'stamps'"):
-        class Stamps(Extension):
+        class Stamps(Extension):  # pyright: ignore[reportUnusedClass]  # defined for the error it raises
             identifier = "stamps"
 
 

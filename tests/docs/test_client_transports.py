@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from client_pages_kit import Recorder, bookshop, serving
 
 if sys.version_info < (3, 11):
-    from exceptiongroup import ExceptionGroup
+    from exceptiongroup import ExceptionGroup  # pyright: ignore[reportMissingImports]  # (3.10 only)
 
 pytestmark = pytest.mark.anyio
 

@@ -36,7 +36,7 @@ def garden() -> MCPServer:
 
     @mcp.prompt()
     def plan(season: str, ctx: Context) -> str:
-        return f"Plan {season} (request {ctx.request_id is not None})"
+        return f"Plan {season} (request {ctx.request_id is not None})"  # pyright: ignore[reportUnnecessaryComparison]
 
     @mcp.tool()
     async def describe(ctx: Context) -> str:

@@ -41,11 +41,14 @@ def importer() -> MCPServer:
     return mcp
 
 
-def collector() -> tuple[list[Report], object]:
+def collector(all_in: tuple[int, anyio.Event] | None = None) -> tuple[list[Report], object]:
+    """A progress callback and the reports it has seen; `all_in` = (count, event): set once `count` came."""
     seen: list[Report] = []
 
     async def show(progress: float, total: float | None, message: str | None) -> None:
         seen.append((progress, total, message))
+        if all_in is not None and len(seen) == all_in[0]:
+            all_in[1].set()
 
     return seen, show
 
@@ -86,13 +89,13 @@ def test_the_callback_belongs_to_the_call_not_the_client() -> None:
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_over_streamable_http_every_report_arrives_in_order(mode: str) -> None:
-    seen, show = collector()
+    arrived = anyio.Event()
+    seen, show = collector(all_in=(3, arrived))
     async with uvicorn_server(importer().streamable_http_app()) as base, httpx.AsyncClient() as http, \
             Client(streamable_http_client(f"{base}/mcp", http_client=http), mode=mode) as client:
         result = await client.call_tool("import_feeds", {"feeds": ["a", "b", "c"]},
                                         progress_callback=show)  # type: ignore[arg-type]
         with anyio.fail_after(10):  # over a wire the reports may still be landing after the result
-            while len(seen) < 3:
-                await anyio.sleep(0.01)
+            await arrived.wait()
     assert result.structured_content == {"result": "Imported 3 feeds."}
     assert seen == [(1, 3, "Imported a"), (2, 3, "Imported b"), (3, 3, "Imported c")]

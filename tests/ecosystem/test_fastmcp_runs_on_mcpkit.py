@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from venvs import run, serving
@@ -26,7 +27,7 @@ EXPECTED = {
 }
 
 
-def quickstart_client(python: Path, target: str) -> dict:
+def quickstart_client(python: Path, target: str) -> dict[str, Any]:
     done = run(python, str(QUICKSTART), "client", target, timeout=180)
     assert done.returncode == 0, done.stderr[-4000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from venvs import run, serving
@@ -15,7 +16,7 @@ SCRIPTS = Path(__file__).parent / "scripts"
 pytestmark = pytest.mark.timeout(900)
 
 
-def drive(python: Path, *args: str) -> dict:
+def drive(python: Path, *args: str) -> dict[str, Any]:
     done = run(python, str(SCRIPTS / "agents_drive.py"), *args, timeout=180)
     assert done.returncode == 0, done.stderr[-4000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
@@ -23,7 +24,7 @@ def drive(python: Path, *args: str) -> dict:
     return seen
 
 
-def check(seen: dict) -> None:
+def check(seen: dict[str, Any]) -> None:
     assert seen["tools"] == ["add", "reading"]
     assert seen["add_text"] == "5"
     assert seen["add_structured"] == {"result": 5}

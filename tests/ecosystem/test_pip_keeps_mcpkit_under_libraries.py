@@ -10,6 +10,7 @@ import json
 import os
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from venvs import REPO, SHIM, STAND_IN_VERSION, run
@@ -18,7 +19,7 @@ SCRIPTS = Path(__file__).parent / "scripts"
 pytestmark = pytest.mark.timeout(900)
 
 
-def which_mcp(python: Path) -> dict:
+def which_mcp(python: Path) -> dict[str, Any]:
     done = run(python, str(SCRIPTS / "which_mcp.py"))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

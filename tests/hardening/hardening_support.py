@@ -157,12 +157,12 @@ def request_shapes(version: str) -> list[tuple[str, dict[str, Any] | None]]:
         params_node = definition["properties"].get("params")
         params: dict[str, Any] | None = None
         if params_node is not None:
-            params = instance(version, params_node)
-            params.update(copy.deepcopy(_SEMANTIC.get(method, {})))
+            built: dict[str, Any] = instance(version, params_node)
+            built.update(copy.deepcopy(_SEMANTIC.get(method, {})))
             if version == MODERN:
-                params["_meta"] = copy.deepcopy(MODERN_META)
-            elif "params" not in definition.get("required", []) and not params:
-                params = None
+                built["_meta"] = copy.deepcopy(MODERN_META)
+            if version == MODERN or "params" in definition.get("required", []) or built:
+                params = built
         shapes.append((method, params))
     return shapes
 

@@ -204,7 +204,7 @@ async def http_call(client: HttpClient, request_id: str, kind: int, token: str, 
 
         async def cancel_until_done() -> None:
             while not done.is_set():
-                await anyio.sleep(0.005)
+                await anyio.sleep(0.005)  # pacing: a cancel may land before its call, so it repeats
                 response = await client.post({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                               "params": {"requestId": request_id}})
                 assert response.status == 202
@@ -222,7 +222,7 @@ async def http_call(client: HttpClient, request_id: str, kind: int, token: str, 
                    "params": {"name": "slow_echo", "arguments": {"token": token, "seconds": 0.2}}}
         async with anyio.create_task_group() as tg:
             tg.start_soon(lambda: client.post(message, disconnect=gone))
-            await anyio.sleep(0.01)
+            await anyio.sleep(0.01)  # early in the call, or before it starts: both must leave nothing behind
             gone.set()
         tally["disconnected"] += 1
         return
@@ -252,7 +252,10 @@ async def http_round(app: Any, manager: Any, number: int, sessions: int, calls: 
         for index, client in enumerate(clients):
             for call in range(calls):
                 tg.start_soon(one, client, index, call)
-    await anyio.sleep(0.3)  # disconnected slow calls finish their sleep (they are cancelled, not awaited)
+    peers = [manager._sessions[client.session_id].server_session.peer for client in clients[:-1]]
+    with anyio.fail_after(10):  # disconnected slow calls finish their sleep (they are cancelled, not awaited)
+        while not all(peer._in_flight == {} and peer._active == 0 and peer._pending == {} for peer in peers):
+            await anyio.sleep(0.01)
     for client in clients[:-1]:
         session = manager._sessions[client.session_id]
         peer = session.server_session.peer

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from tests.interaction.test_stdio_wire import RawServer
@@ -26,8 +26,13 @@ def server(request: pytest.FixtureRequest) -> Iterator[RawServer]:
     assert raw.close() == 0
 
 
+def _flavour(server: RawServer) -> str:
+    """Which server the fixture started: its last command-line argument."""
+    return cast("list[str]", server.proc.args)[-1]
+
+
 def test_tool_calls_are_answered_under_a_bare_asyncio_run(server: RawServer) -> None:
-    names = ["add", "add_later"] if server.proc.args[-1] == "mcpserver" else ["add"]
+    names = ["add", "add_later"] if _flavour(server) == "mcpserver" else ["add"]
     request_id = 0
     for name in names:
         for a in range(5):
@@ -39,7 +44,7 @@ def test_tool_calls_are_answered_under_a_bare_asyncio_run(server: RawServer) -> 
 
 
 def test_a_low_level_handler_that_waits_inside_a_timeout_is_answered(server: RawServer) -> None:
-    if server.proc.args[-1] != "lowlevel":
+    if _flavour(server) != "lowlevel":
         pytest.skip("the low-level server's handler")
     for request_id in range(1, 4):
         answer = server.request(_call(request_id, "add", a=request_id, b=1, wait=True))

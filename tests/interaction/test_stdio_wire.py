@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 SERVER = Path(__file__).parent / "servers" / "weather.py"
-INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+INIT: dict[str, Any] = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
 
 

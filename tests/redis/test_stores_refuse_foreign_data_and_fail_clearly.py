@@ -169,7 +169,8 @@ async def test_sse_events_replay_in_order_once_and_foreign_entries_are_refused(
     assert "refusing SSE event" in caplog.text and "not a JSON-RPC message" in caplog.text
     got.clear()
     assert await store.replay_events_after(ids[1], collect) == "sess/ab"
-    assert [e.message.get("params", {}).get("n") for e in got] == [2, None]
+    # the store hands back wire dicts (EventMessage.message is typed as the model union)
+    assert [e.message.get("params", {}).get("n") for e in got] == [2, None]  # pyright: ignore[reportAttributeAccessIssue]
     for unknown in ("sess/ab@1-0", "sess/zz@" + ids[0].split("@")[1], "garbage", ""):
         assert await store.replay_events_after(unknown, collect) is None
     got.clear()
@@ -185,15 +186,21 @@ async def test_change_events_cross_connections_and_foreign_messages_are_refused(
     publisher = RedisSubscriptionBus.from_url(redis_server.url, prefix=prefix)
     listener = RedisSubscriptionBus.from_url(redis_server.url, prefix=prefix)
     heard: list[ServerEvent] = []
-    listener.subscribe(heard.append)
+    both_heard = anyio.Event()
+
+    def hear(event: ServerEvent) -> None:  # called in this event loop, by the hub's reader
+        heard.append(event)
+        if len(heard) == 2:
+            both_heard.set()
+
+    listener.subscribe(hear)
     assert await listener.connection.hub().ready(timeout=10)
     redis_server.call("PUBLISH", f"{prefix}:bus", json.dumps({"method": "tools/call", "params": {"name": "x"}}))
     redis_server.call("PUBLISH", f"{prefix}:bus", "\x80garbage")
     await publisher.publish(ToolsListChanged())
     await publisher.publish(ResourceUpdated(uri="doc://a"))
     with anyio.fail_after(10):
-        while len(heard) < 2:
-            await anyio.sleep(0.01)
+        await both_heard.wait()
     assert heard == [ToolsListChanged(), ResourceUpdated(uri="doc://a")]
     assert "'tools/call' is not a listen-stream event" in caplog.text
     for connection in (publisher.connection, listener.connection):

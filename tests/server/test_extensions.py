@@ -26,7 +26,7 @@ pytestmark = pytest.mark.anyio
 def test_a_bad_identifier_fails_when_the_class_is_defined() -> None:
     with pytest.raises(TypeError, match=r"Stamps.identifier must be a `vendor-prefix/name` string"):
 
-        class Stamps(Extension):
+        class Stamps(Extension):  # pyright: ignore[reportUnusedClass]  # defined for the error it raises
             identifier = "stamps"
 
 

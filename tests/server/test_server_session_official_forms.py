@@ -57,12 +57,15 @@ async def test_typed_requests_notifications_and_progress_reach_a_legacy_client()
     calls: dict[str, Any] = {}
     seen: list[Any] = []
     progress: list[tuple[float, float | None, str | None]] = []
+    both_seen = anyio.Event()
 
     async def list_roots(context: Any) -> ListRootsResult:
         return ListRootsResult(roots=[Root(uri="file:///work")])
 
     async def on_message(message: Any) -> None:
         seen.append(message)
+        if len(seen) >= 2:
+            both_seen.set()
 
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append((value, total, message))
@@ -71,8 +74,7 @@ async def test_typed_requests_notifications_and_progress_reach_a_legacy_client()
                       message_handler=on_message) as client:
         result = await client.call_tool("ask", {}, progress_callback=on_progress)
         with anyio.fail_after(5):
-            while len(seen) < 2:
-                await anyio.sleep(0.01)
+            await both_seen.wait()
     assert isinstance(result.content[0], TextContent) and result.content[0].text == "file:///work"
     assert calls == {"protocol_version": "2025-11-25", "can_send_request": True}
     methods = [getattr(message, "method", None) for message in seen]

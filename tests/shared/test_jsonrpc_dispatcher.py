@@ -212,12 +212,14 @@ async def test_with_raise_handler_exceptions_a_failure_is_answered_then_ends_run
         raise LookupError("no such thing")
 
     caught: list[BaseException] = []
+    ended = anyio.Event()
 
     async def run_callee() -> None:
         try:
             await pair.callee.run(serve, pair.record)
         except LookupError as exc:
             caught.append(exc)
+        ended.set()
 
     async with pair, anyio.create_task_group() as tg:
         tg.start_soon(run_callee)
@@ -226,8 +228,7 @@ async def test_with_raise_handler_exceptions_a_failure_is_answered_then_ends_run
             with pytest.raises(MCPError) as answered:
                 await pair.caller.send_raw_request("find", None)
             assert answered.value.message == "no such thing"
-            while not caught:
-                await anyio.sleep(0.01)
+            await ended.wait()
         assert str(caught[0]) == "no such thing"
         tg.cancel_scope.cancel()
 

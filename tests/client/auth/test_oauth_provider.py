@@ -191,7 +191,7 @@ async def test_an_issuer_with_a_path_is_discovered_in_the_mcp_order(world: Any, 
     world.auth.metadata_paths = [served_at]
     world.rs.authorization_servers = lambda: [world.AS + "/tenant1"]
     assert (await world.call(world.provider())).status_code == 200
-    metadata_requests = [path for method, path in world.auth.log if "well-known" in path]
+    metadata_requests = [path for _method, path in world.auth.log if "well-known" in path]
     assert metadata_requests == expected_order
     assert ("GET", "/.well-known/oauth-authorization-server") not in world.auth.log
 

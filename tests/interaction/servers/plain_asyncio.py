@@ -24,7 +24,7 @@ def add(a: int, b: int) -> int:
 
 @mcp.tool()
 async def add_later(a: int, b: int) -> int:
-    await anyio.sleep(0.01)
+    await anyio.sleep(0.01)  # a real wait on the loop's timer (with a timeout around it below): the behaviour
     with anyio.fail_after(5):
         await asyncio.sleep(0)
     return a + b
@@ -38,7 +38,7 @@ async def call_tool(ctx: Any, params: CallToolRequestParams) -> CallToolResult:
     args = params.arguments or {}
     if args.get("wait"):
         with anyio.fail_after(5):
-            await anyio.sleep(0.01)
+            await anyio.sleep(0.01)  # a real wait under a timeout: the behaviour under test
     total = args["a"] + args["b"]
     return CallToolResult(content=[TextContent(text=str(total))], structured_content={"result": total})
 

@@ -6,11 +6,20 @@ import time
 from pathlib import Path
 
 import anyio
+import anyio.abc
 import anyio.from_thread
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 
 mcp = MCPServer("workload")
+_shield_release: list[anyio.Event] = []  # made on first use, inside the server's event loop
+
+
+def _release() -> anyio.Event:
+    if not _shield_release:
+        _shield_release.append(anyio.Event())
+    return _shield_release[0]
 
 
 @mcp.tool()
@@ -40,29 +49,41 @@ async def ping_async() -> str:
 
 
 @mcp.tool()
-async def shielded(path: str, seconds: float) -> str:
-    """Writes `path` at the end of a shielded wait, then waits long enough to be cancelled."""
+async def shielded(path: str, ctx: Context) -> str:
+    """Inside an anyio shield: reports progress "inside the shield", waits for `release_shield`,
+    writes `path`; then waits long enough to be cancelled."""
     with anyio.CancelScope(shield=True):
-        await anyio.sleep(seconds)
+        await ctx.report_progress(0, 1, "inside the shield")
+        await _release().wait()
         Path(path).write_text("shield held")
     await anyio.sleep(30)
     return "never cancelled"
 
 
 @mcp.tool()
-async def fanout(path: str) -> str:
-    """Two child tasks that wait forever; each appends a line to `path` when it is cancelled."""
+async def release_shield() -> str:
+    """Lets `shielded` leave its shield."""
+    _release().set()
+    return "released"
 
-    async def child(name: str) -> None:
+
+@mcp.tool()
+async def fanout(path: str, ctx: Context) -> str:
+    """Two child tasks that wait forever; each appends a line to `path` when it is cancelled.
+    Reports progress "children waiting" once both have started."""
+
+    async def child(name: str, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         try:
+            task_status.started()
             await anyio.sleep(30)
         finally:
             with Path(path).open("a") as out:
                 out.write(f"{name} stopped\n")
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(child, "one")
-        tg.start_soon(child, "two")
+        await tg.start(child, "one")
+        await tg.start(child, "two")
+        await ctx.report_progress(0, 1, "children waiting")
     return "never cancelled"
 
 
@@ -76,7 +97,7 @@ def index_books(path: str, count: int) -> str:
             loop_says = anyio.from_thread.run_sync(lambda: "loop")
             with Path(path).open("a") as out:
                 out.write(f"{step} {loop_says}\n")
-            time.sleep(0.02)
+            time.sleep(0.02)  # a step of work: a cancellation lands between steps
     except BaseException:
         with Path(path).open("a") as out:
             out.write("cancelled\n")

@@ -506,6 +506,7 @@ def build_server(name: str = "http-test") -> Any:
         progress "after" and answer."""
         for poll in range(polls):
             await ctx.report_progress(poll, polls + 1, "before" if poll == 0 else f"poll {poll}")
+            assert ctx.request_context.close_sse_stream is not None  # set over streamable HTTP
             await ctx.request_context.close_sse_stream()
             await anyio.sleep(pause)
         await ctx.report_progress(polls, polls + 1, "after")
@@ -514,6 +515,7 @@ def build_server(name: str = "http-test") -> Any:
     @mcp.tool()
     async def end_get_stream(ctx: Context) -> str:
         """Close the session's standalone GET stream, then announce a tool-list change."""
+        assert ctx.request_context.close_standalone_sse_stream is not None  # set over streamable HTTP
         await ctx.request_context.close_standalone_sse_stream()
         await ctx.notify_tools_changed()
         return "closed"

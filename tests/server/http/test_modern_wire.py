@@ -256,7 +256,7 @@ async def test_a_2026_client_cannot_cancel_another_clients_request(wire: str) ->
                 await probe.started.wait()
                 cancel = notification("notifications/cancelled", {"requestId": 1, "_meta": modern_meta()})
                 assert (await post(client, cancel, modern_headers())).status_code == 202
-                await anyio.sleep(0.05)
+                await anyio.sleep(0.05)  # a negative check: a moment for a wrong cancellation to show
                 assert not probe.cancelled.is_set()
                 probe.release.set()
             assert answers[0].json()["result"]["content"][0]["text"] == "released"

@@ -1,6 +1,8 @@
 """Resumable POST streams (event store): SSE polling with `close_sse_stream()`, a dropped
 connection resumed with GET + `Last-Event-ID`, and who may resume what."""
 
+from typing import Any, cast
+
 import anyio
 import pytest
 from httpkit import (
@@ -23,8 +25,26 @@ from mcp.types import JSONRPCMessage, JSONRPCResponse, jsonrpc_message_adapter
 pytestmark = pytest.mark.anyio
 
 
-def resumable_app(mcp: object) -> object:
-    return mcp.streamable_http_app(event_store=InMemoryEventStore(), retry_interval=100)  # type: ignore[attr-defined]
+def resumable_app(mcp: object, store: EventStore | None = None) -> object:
+    store = store if store is not None else InMemoryEventStore()
+    return mcp.streamable_http_app(event_store=store, retry_interval=100)  # type: ignore[attr-defined]
+
+
+class AnswerWatchingStore(InMemoryEventStore):
+    """An in-memory event store that sets `answered` once it has stored the answer to request
+    `request_id`: the moment that request has finished, as far as a resuming client can tell."""
+
+    def __init__(self, request_id: int) -> None:
+        super().__init__()
+        self.request_id = request_id
+        self.answered = anyio.Event()
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        event_id = await super().store_event(stream_id, message)
+        wire = cast("dict[str, Any]", message) if isinstance(message, dict) else {}
+        if wire.get("id") == self.request_id and ("result" in wire or "error" in wire):
+            self.answered.set()
+        return event_id
 
 
 def resume_headers(session_id: str, last_event_id: str) -> dict[str, str]:
@@ -89,15 +109,16 @@ async def test_a_handler_may_close_its_stream_several_times_and_each_resumption_
 
 async def test_resuming_after_the_request_finished_replays_the_missed_events_and_the_result(wire: str) -> None:
     mcp = build_server()
+    store = AnswerWatchingStore(request_id=2)
     with anyio.fail_after(20):
-        async with connect(wire, resumable_app(mcp)) as client:
+        async with connect(wire, resumable_app(mcp, store)) as client:
             session_id = await open_session(client)
             async with client.stream("POST", "/mcp", json=tool_call(2, "reconnect", {"pause": 0.01}, progress_token=1),
                                      headers=legacy_headers(session_id)) as post, SSEStream(post) as stream:
                 await stream.rest()
                 last_event_id = stream.last_event_id
             assert last_event_id is not None
-            await anyio.sleep(0.2)  # the handler has finished meanwhile
+            await store.answered.wait()  # the handler has finished meanwhile
             response = await client.get("/mcp", headers=resume_headers(session_id, last_event_id))
             assert response.status_code == 200
             messages = messages_of(response)

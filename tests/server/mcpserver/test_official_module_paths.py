@@ -167,7 +167,7 @@ def test_elicitation_result_is_a_generic_alias_and_accepted_data_must_be_a_model
     class Answer(BaseModel):
         ok: bool
 
-    assert repr(ElicitationResult[int]) == "ElicitationResult[int]"
+    assert repr(ElicitationResult[int]) == "ElicitationResult[int]"  # pyright: ignore[reportInvalidTypeForm]  # its repr only
     with pytest.raises(ValidationError):
         AcceptedElicitation(data=1)  # type: ignore[arg-type]
     assert render_elicitation_schema(Answer)["properties"]["ok"]["type"] == "boolean"

@@ -168,7 +168,7 @@ def test_a_context_parameter_is_not_an_argument():
         return topic
 
     prompt = Prompt.from_function(with_ctx)
-    assert [a.name for a in prompt.arguments] == ["topic"]
+    assert [a.name for a in prompt.arguments or []] == ["topic"]
     assert prompt.context_kwarg == "ctx"
 
 
@@ -177,7 +177,7 @@ def test_context_kwarg_names_the_context_parameter_without_an_annotation():
         return topic
 
     prompt = Prompt.from_function(with_ctx, context_kwarg="c")
-    assert [a.name for a in prompt.arguments] == ["topic"]
+    assert [a.name for a in prompt.arguments or []] == ["topic"]
     assert prompt.context_kwarg == "c"
 
 
@@ -186,7 +186,7 @@ def test_a_parameter_shadowing_a_model_attribute_keeps_its_name():
         return f"schema={schema}"
 
     prompt = Prompt.from_function(shadow)
-    assert [a.name for a in prompt.arguments] == ["schema"]
+    assert [a.name for a in prompt.arguments or []] == ["schema"]
 
 
 # --- render -----------------------------------------------------------------------------------
@@ -278,6 +278,7 @@ async def test_content_blocks_images_and_embedded_resources_become_user_messages
         ]
 
     messages = await Prompt.from_function(rich).render({"uri": "test://example-resource"})
+    assert isinstance(messages, list)
     assert [m.role for m in messages] == ["user", "user", "user"]
     assert [m.content.type for m in messages] == ["resource", "image", "text"]
     first = messages[0].content
@@ -498,7 +499,7 @@ async def test_render_prompt_passes_the_context_and_an_input_required_result_thr
     irr = InputRequiredResult(request_state="again")
 
     def asks(ctx: Context) -> Any:
-        return irr if ctx == "first" else "done"
+        return irr if ctx == "first" else "done"  # pyright: ignore[reportUnnecessaryComparison]
 
     manager = PromptManager()
     manager.add_prompt(Prompt.from_function(asks))

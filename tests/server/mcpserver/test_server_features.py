@@ -235,9 +235,11 @@ async def test_a_sync_tool_can_poll_ctx_cancelled() -> None:
     import threading
 
     flag = threading.Event()
+    running = threading.Event()
 
     @mcp.tool()
     def loop(ctx: Context) -> str:
+        running.set()
         for _ in range(500):
             if ctx.cancelled:
                 flag.set()
@@ -248,11 +250,9 @@ async def test_a_sync_tool_can_poll_ctx_cancelled() -> None:
     async with Client(mcp, mode="legacy") as client:
         async with anyio.create_task_group() as tg:
             tg.start_soon(client.call_tool, "loop", {})
-            await anyio.sleep(0.1)
+            assert await anyio.to_thread.run_sync(running.wait, 5)
             tg.cancel_scope.cancel()
-        with anyio.fail_after(5):
-            while not flag.is_set():
-                await anyio.sleep(0.01)
+        assert await anyio.to_thread.run_sync(flag.wait, 5)
         observed.set()
     assert observed.is_set()
 
@@ -268,6 +268,7 @@ async def test_a_def_tool_uses_anyio_from_thread_and_stops_at_its_next_check_can
     resume = threading.Event()
     steps: list[int] = []
     outcome: list[str] = []
+    stopped = threading.Event()
 
     @mcp.tool()
     def rebuild_index(count: int) -> str:
@@ -279,6 +280,7 @@ async def test_a_def_tool_uses_anyio_from_thread_and_stops_at_its_next_check_can
                 assert resume.wait(5)
         except BaseException as exc:
             outcome.append(type(exc).__name__)
+            stopped.set()
             raise
         outcome.append("finished")
         return f"indexed {count}"
@@ -295,9 +297,7 @@ async def test_a_def_tool_uses_anyio_from_thread_and_stops_at_its_next_check_can
             tg.cancel_scope.cancel()
         await anyio.wait_all_tasks_blocked()  # the server has taken the cancellation in
         resume.set()  # the tool goes on to its next check, which stops it
-        with anyio.fail_after(5):
-            while len(outcome) < 2:
-                await anyio.sleep(0.01)
+        assert await anyio.to_thread.run_sync(stopped.wait, 5)
     assert steps == [0, 1, 0] and outcome == ["finished", "CancelledError" if anyio_backend == "asyncio" else "Cancelled"]
 
 

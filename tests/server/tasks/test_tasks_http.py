@@ -60,7 +60,7 @@ async def rpc(client: Any, request_id: int, method: str, params: dict[str, Any],
 
 async def poll(client: Any, task_id: str, *statuses: str) -> dict[str, Any]:
     wanted = set(statuses) or {"completed", "failed", "cancelled"}
-    for request_id in range(100, 1000):
+    for request_id in range(100, 1000):  # tasks/get is how the protocol watches a task: a client polls it
         _, body = await rpc(client, request_id, "tasks/get", {"taskId": task_id})
         if body["result"]["status"] in wanted:
             return body["result"]

@@ -25,11 +25,12 @@ async def can_elicit(ctx: Any, params: Any) -> ElicitResult:
 
 async def settle(client: Client, task_id: str, *statuses: str) -> dict[str, Any]:
     wanted = set(statuses) or {"completed", "failed", "cancelled"}
-    while True:
-        task = await client.session.send_request_raw("tasks/get", {"taskId": task_id})
-        if task["status"] in wanted:
-            return task
-        await anyio.sleep(0.02)
+    with anyio.fail_after(10):
+        while True:  # tasks/get is how the protocol watches a task: a client polls it
+            task = await client.session.send_request_raw("tasks/get", {"taskId": task_id})
+            if task["status"] in wanted:
+                return task
+            await anyio.sleep(0.02)
 
 
 async def test_a_stdio_server_runs_tasks_in_the_background_and_takes_input_through_tasks_update() -> None:
