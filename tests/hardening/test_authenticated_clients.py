@@ -9,7 +9,9 @@ transport sees them; the transport then serves a session to the principal that o
 - a body nested 1,500 or 100,000 deep is the parse error a server without auth answers (400,
   -32700), never a 500, and no traceback is logged;
 - `resources/subscribe` (and a 2026-07-28 `subscriptions/listen` naming the resource) needs the
-  scopes `resources/read` of that URI needs: 403 `insufficient_scope` otherwise.
+  scopes `resources/read` of that URI needs: 403 `insufficient_scope` otherwise;
+- another principal's token with a session's id (POST, GET, DELETE) is answered as an unknown
+  session id is (404 "Session not found"), and the session goes on for its owner.
 """
 
 from __future__ import annotations
@@ -318,3 +320,34 @@ def test_listening_for_a_resource_needs_the_scopes_reading_it_needs(http_server:
                     assert json.loads(line[5:])["method"] == "notifications/subscriptions/acknowledged"
                     break
 
+
+# -- a session belongs to the principal that opened it ----------------------------------------------
+
+
+def test_a_session_answers_only_the_principal_that_opened_it(http_server: Server) -> None:
+    """Alice's session id with Bob's token (the same OAuth client, another subject) or Carol's
+    (more scopes): POST, GET and DELETE are answered exactly as an unknown session id is (404,
+    -32600 "Session not found"), with a warning in the log; without a token, the gate's 401.
+    Alice's session is untouched: it still answers her, and Bob's DELETE did not end it."""
+    url = f"{http_server.url}/mcp"
+    ping = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    with httpx.Client(timeout=30) as http:
+        alice = open_session(http, url, "alice")
+        unknown = http.post(url, headers={**alice, "mcp-session-id": "no-such-session"}, content=ping)
+        assert unknown.status_code == 404
+        for token in ("bob", "carol"):
+            other = {**alice, "authorization": f"Bearer {token}"}
+            posted = http.post(url, headers=other, content=ping)
+            with http.stream("GET", url, headers={**other, "accept": "text/event-stream"}) as fetched:
+                if fetched.status_code == 404:  # (an opened stream would not end: not read)
+                    fetched.read()
+            deleted = http.delete(url, headers=other)
+            for refused in (posted, fetched, deleted):
+                assert refused.status_code == 404, (token, refused.request.method)
+                assert refused.json() == unknown.json() and "mcp-session-id" not in refused.headers
+        anonymous = {key: value for key, value in alice.items() if key != "authorization"}
+        assert http.post(url, headers=anonymous, content=ping).status_code == 401
+        assert http.post(url, headers=alice, content=ping).json() == {"jsonrpc": "2.0", "id": 9, "result": {}}
+        assert http.delete(url, headers=alice).status_code == 200
+        assert http.post(url, headers=alice, content=ping).status_code == 404  # ended by its owner
+    assert "credential does not match the one that created the session" in http_server.log.read_text(errors="replace")
