@@ -300,6 +300,26 @@ def test_subscribing_to_a_resource_needs_the_scopes_reading_it_needs(http_server
         assert allowed.json() == {"jsonrpc": "2.0", "id": 5, "result": {}}
 
 
+def test_a_long_uri_against_a_scoped_template_is_judged_in_linear_time(http_server: Server) -> None:
+    """`pair://{name}-{date}` needs `notes:admin`: the gate matches URIs against it as the server
+    routes them (linearly; the gate's own regular expression backtracked: a 24 KB URI of dashes
+    took 0.3 s, a 3 MB one would take hours, every other client waiting). A 3 MB URI that does
+    not fit is answered within the client's timeout, then a ping; one that fits is still refused
+    without the scope and served with it."""
+    url = f"{http_server.url}/mcp"
+    read = {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "pair://" + "-" * 3_000_000 + "/"}}
+    with httpx.Client(timeout=60) as http:
+        alice = open_session(http, url, "alice")
+        long = http.post(url, headers=alice, content=json.dumps(read))
+        assert long.status_code == 200 and long.json()["error"]["code"] != -32603, long.text[:300]
+        ping = http.post(url, headers=alice, content=json.dumps({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+        assert ping.json() == {"jsonrpc": "2.0", "id": 4, "result": {}}
+        fits = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "pair://ada-monday"}})
+        assert http.post(url, headers=alice, content=fits).status_code == 403
+        carol = open_session(http, url, "carol")
+        assert http.post(url, headers=carol, content=fits).json()["result"]["contents"][0]["text"] == "ada on monday"
+
+
 @pytest.mark.parametrize("key", ["resourceSubscriptions", "resource_subscriptions"])
 def test_listening_for_a_resource_needs_the_scopes_reading_it_needs(http_server: Server, key: str) -> None:
     """The 2026-07-28 way to subscribe, a `subscriptions/listen` whose filter names

@@ -44,6 +44,10 @@ if __name__ == "__main__":
     def secret() -> str:
         return "the secret"
 
+    @mcp.resource("pair://{name}-{date}", required_scopes=["notes:admin"])
+    def pair(name: str, date: str) -> str:
+        return f"{name} on {date}"
+
     @mcp.resource("notes://public")
     def public() -> str:
         return "hello"

@@ -20,9 +20,10 @@ scopes are a property of HTTP authorization. Pure Python, no HTTP stack.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, cast
+
+from mcp.shared.uri_template import UriTemplate
 
 Kind = Literal["tool", "prompt", "resource"]
 
@@ -37,22 +38,12 @@ _LISTEN_URIS = ("resourceSubscriptions", "resource_subscriptions")
 """Where a listen filter names resources (the models accept either spelling)."""
 
 
-def _template_pattern(template: str) -> re.Pattern[str]:
-    """A URI template (`users://{id}/notes{?q}`) as a pattern matching the URIs it expands to."""
-    parts: list[str] = []
-    for literal, expression in re.findall(r"([^{]*)(\{[^}]*\})?", template):
-        parts.append(re.escape(literal))
-        if expression:
-            parts.append(".*" if expression[1:2] in ("+", "#", "?", "&", "/", ";", ".") else "[^/?#]*")
-    return re.compile("".join(parts))
-
-
 class ScopeRequirements:
     """Which scopes each tool, prompt and resource (URI or URI template) needs."""
 
     def __init__(self) -> None:
         self._items: dict[Kind, dict[str, tuple[str, ...]]] = {"tool": {}, "prompt": {}, "resource": {}}
-        self._templates: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+        self._templates: list[tuple[UriTemplate, tuple[str, ...]]] = []
 
     def __bool__(self) -> bool:
         return any(self._items.values())
@@ -65,7 +56,8 @@ class ScopeRequirements:
         else:
             table.pop(name, None)
         if kind == "resource":
-            self._templates = [(_template_pattern(uri), needed) for uri, needed in table.items() if "{" in uri]
+            # matched as the server routes `resources/read` to templates: in time linear in the URI
+            self._templates = [(UriTemplate(uri), needed) for uri, needed in table.items() if UriTemplate.is_template(uri)]
 
     def required(self, kind: Kind, name: str) -> tuple[str, ...]:
         """The scopes `name` needs (a resource URI also matches the templates it expands)."""
@@ -74,8 +66,8 @@ class ScopeRequirements:
         if needed is not None:
             return needed
         if kind == "resource":
-            for pattern, scopes in self._templates:
-                if pattern.fullmatch(name):
+            for template, scopes in self._templates:
+                if template.match(name) is not None:
                     return scopes
         return ()
 
