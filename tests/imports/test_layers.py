@@ -139,7 +139,7 @@ FUNCTION_LEVEL_UP_ARROWS: set[str] = {
     "mcp.server.mcpserver._registration -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.request_state",
     "mcp.server.sse -> mcp.server.auth.app",
-    "mcp.server.sse -> mcp.server.auth.middleware.bearer_auth",
+    "mcp.server.streamable_http -> mcp.server.auth.middleware.bearer_auth",  # a session's principal, with a token
     "mcp.server.streamable_http_app -> mcp.server.auth.app",
     "mcp.server.tasks._extension -> mcp.server.auth.middleware.auth_context",
     "mcp.server.tasks._extension -> mcp.server.request_state",

@@ -107,7 +107,9 @@ async def test_a_shared_session_whose_record_was_replaced_by_foreign_data_is_ref
         call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ping_tool", "arguments": {}}}
         assert (await http.post("/mcp", headers=headers, json=call)).json()["result"]["structuredContent"] == {"result": "pong"}
         for foreign in ("not json", json.dumps(["a", "list"]), json.dumps({"format": "pickle", "id": session_id}),
-                        json.dumps({"format": "mcpkit.session/1", "id": session_id, "version": "1999-01-01"})):
+                        json.dumps({"format": "mcpkit.session/1", "id": session_id, "version": "1999-01-01"}),
+                        json.dumps({"format": "mcpkit.session/1", "id": session_id, "version": "2025-11-25",
+                                    "subscriptions": [], "owner": "alice"})):
             redis_server.call("SET", f"{prefix}:session:{session_id}", foreign)
             caplog.clear()
             refused = await http.post("/mcp", headers=headers, json=call)
@@ -118,7 +120,8 @@ async def test_a_shared_session_whose_record_was_replaced_by_foreign_data_is_ref
 
 async def test_session_records_round_trip_and_many_are_read_at_once(redis_server: RedisServer, prefix: str) -> None:
     store = RedisSessionStore.from_url(redis_server.url, prefix=prefix)
-    record = SessionRecord("s1", "2025-06-18", {"name": "c", "version": "1"}, {"roots": {}}, "info", ["a://1"])
+    record = SessionRecord("s1", "2025-06-18", {"name": "c", "version": "1"}, {"roots": {}}, "info", ["a://1"],
+                           {"client_id": "app", "issuer": None, "subject": "alice"})
     await store.create(record, ttl=30)
     assert await store.load("s1", ttl=30) == record
     record.log_level = "error"

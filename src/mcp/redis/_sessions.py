@@ -18,6 +18,8 @@ from mcp.types.version import HANDSHAKE_VERSIONS
 
 _FORMAT = "mcpkit.session/1"
 _LEVELS = frozenset({"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"})
+_OWNER_KEYS = frozenset({"client_id", "issuer", "subject"})
+"""A record's owner: the principal that opened the session (`SessionRecord.owner`)."""
 _SESSION_ID = re.compile(r"^[\x21-\x7E]{1,256}$")
 MAX_SUBSCRIPTIONS = 10_000
 
@@ -91,7 +93,7 @@ def _ms(seconds: float) -> int:
 def _encode(record: SessionRecord) -> str:
     return dumps({"format": _FORMAT, "id": record.session_id, "version": record.protocol_version,
                   "clientInfo": record.client_info, "capabilities": record.client_capabilities,
-                  "logLevel": record.log_level, "subscriptions": record.subscriptions})
+                  "logLevel": record.log_level, "subscriptions": record.subscriptions, "owner": record.owner})
 
 
 def _decode(raw: Any, session_id: str, key: str) -> SessionRecord | None:
@@ -121,5 +123,11 @@ def _decode(raw: Any, session_id: str, key: str) -> SessionRecord | None:
             isinstance(uri, str) for uri in cast("list[Any]", subs)):
         refuse(what, key, "subscriptions must be a list of URIs")
         return None
+    owner = value.get("owner")
+    if owner is not None and not (isinstance(owner, dict) and frozenset(cast("dict[str, Any]", owner)) == _OWNER_KEYS and all(
+            part is None or isinstance(part, str) for part in cast("dict[str, Any]", owner).values())):
+        refuse(what, key, "the owner must be a principal (client_id, issuer, subject)")
+        return None
     return SessionRecord(session_id, cast("str", version), cast("dict[str, Any] | None", info),
-                         cast("dict[str, Any] | None", caps), level, list(cast("list[str]", subs)))
+                         cast("dict[str, Any] | None", caps), level, list(cast("list[str]", subs)),
+                         cast("dict[str, str | None] | None", owner))

@@ -42,6 +42,9 @@ class SessionRecord:
     client_capabilities: dict[str, Any] | None = None
     log_level: str | None = None
     subscriptions: list[str] = field(default_factory=list[str])
+    owner: dict[str, str | None] | None = None
+    """The principal that opened the session (client id, issuer, subject), None without a token:
+    every worker answers it alone."""
 
     def state(self) -> tuple[Any, ...]:
         """The parts a request may change (compared to decide whether to write back)."""
@@ -85,11 +88,12 @@ def _wire(value: Any) -> dict[str, Any] | None:
     return dumped
 
 
-def record_of(session_id: str, session: ServerSession) -> SessionRecord:
-    """The record of a live (initialized) session."""
+def record_of(session_id: str, session: ServerSession, owner: Any = None) -> SessionRecord:
+    """The record of a live (initialized) session opened by `owner`."""
     assert session._protocol_version is not None
     return SessionRecord(session_id, session._protocol_version, _wire(session._client_info),
-                         _wire(session._client_capabilities), session.log_level, sorted(session.subscribed_uris))
+                         _wire(session._client_capabilities), session.log_level, sorted(session.subscribed_uris),
+                         dict(owner) if owner is not None else None)
 
 
 def state_of_record(record: SessionRecord) -> tuple[Any, ...]:

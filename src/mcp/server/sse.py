@@ -21,6 +21,7 @@ from mcp.server.streamable_http import (
     _DISCONNECTED,
     DEFAULT_MAX_BODY,
     _headers,
+    _principal_of,
     _read_body,
     _send_body,
     _send_refusal,
@@ -252,17 +253,6 @@ def _session_param(query_string: bytes) -> str | None:
     return found
 
 
-def _principal_of(scope: Any) -> Any:
-    """Who an authenticated request acts for (`authorization_context` of its user); None without
-    a bearer token."""
-    user = scope.get("user")
-    if user is None or getattr(user, "access_token", None) is None:
-        return None
-    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
-
-    return authorization_context(user) if isinstance(user, AuthenticatedUser) else None
-
-
 async def _send_plain(send: Any, status: int, text: str) -> None:
     """A short text answer with no Content-Type, as the official transport's."""
     await _send_body(send, status, text.encode(), [])
@@ -306,7 +296,8 @@ def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/
         stream, auth_routes = wrap_with_auth(stream, token_verifier=token_verifier, auth=auth, mcp_path=sse_path,
                                              auth_server_provider=auth_server_provider, scope_requirements=requirements)
         messages, _ = wrap_with_auth(messages, token_verifier=token_verifier, auth=auth, mcp_path=sse_path,
-                                     auth_server_provider=auth_server_provider, scope_requirements=requirements)
+                                     auth_server_provider=auth_server_provider, scope_requirements=requirements,
+                                     max_request_body_size=max_request_body_size)
     routes = [Route(sse_path, endpoint=stream, methods=["GET"]), Mount(message_path, app=messages),
               *auth_routes, *(custom_starlette_routes or [])]
     return Starlette(debug=debug, routes=routes, lifespan=lifespan)

@@ -365,14 +365,17 @@ class _HttpSession:
     """A handshake-era session: its ServerSession and the queue feeding its GET stream."""
 
     __slots__ = ("client", "connections", "get_scope", "get_stream_open", "headers", "id", "last_active", "outbox",
-                 "record", "server_session")
+                 "principal", "record", "server_session")
 
-    def __init__(self, session_id: str, server_session: ServerSession, outbox: Any, client: Any = None) -> None:
+    def __init__(self, session_id: str, server_session: ServerSession, outbox: Any, client: Any = None,
+                 principal: Any = None) -> None:
         self.id = session_id
         self.headers = [(b"mcp-session-id", session_id.encode())]
         """What every response of this session carries (as officially)."""
         self.client = client
         """Who opened it, as `SessionsPerClient` counts clients."""
+        self.principal = principal
+        """Who opened it, as `_principal_of` names a request's principal: the session answers no one else."""
         self.server_session = server_session
         self.outbox = outbox
         self.last_active = time.monotonic()
@@ -581,7 +584,7 @@ class StreamableHTTPSessionManager:
         elif method == "GET":
             await self._get(scope, receive, send, headers)
         elif method == "DELETE":
-            await self._delete(send, headers)
+            await self._delete(scope, send, headers)
         else:
             await _send_error(send, 405, None, INVALID_REQUEST, "Method Not Allowed",
                               headers=[(b"allow", b"GET, POST, DELETE")])
@@ -709,6 +712,9 @@ class StreamableHTTPSessionManager:
             if owner is None:
                 await _unknown_session(send, session_id)
                 return
+            if self._foreign(owner, scope):
+                await _foreign_session(send, session_id)
+                return
             self._touch(owner)
         session_headers = owner.headers if owner is not None else []
         accept = headers.get("accept")
@@ -753,7 +759,7 @@ class StreamableHTTPSessionManager:
                                       f"Too Many Requests: this client already has {limit} open sessions "
                                       "(end one with DELETE, or wait until an idle one expires)", {"limit": limit})
                     return
-                new_session = await self._new_session(client)
+                new_session = await self._new_session(client, _principal_of(scope))
                 if new_session is None:
                     await _send_error(send, 503, request_id, INVALID_REQUEST, "Service Unavailable: too many sessions")
                     return
@@ -850,7 +856,8 @@ class StreamableHTTPSessionManager:
             raise RuntimeError(f"tools/list was answered {answer!r}")
         return answer.get("result")
 
-    async def _session_for(self, send: Send, headers: dict[str, str], *, deleting: bool = False) -> _HttpSession | None:
+    async def _session_for(self, scope: Scope, send: Send, headers: dict[str, str], *,
+                           deleting: bool = False) -> _HttpSession | None:
         """The session a GET or DELETE names, or None after answering with the error."""
         if self.stateless:
             if deleting:  # as officially
@@ -873,10 +880,13 @@ class StreamableHTTPSessionManager:
         if session is None:
             await _unknown_session(send, session_id)
             return None
+        if self._foreign(session, scope):
+            await _foreign_session(send, session_id)
+            return None
         return session
 
     async def _get(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        session = await self._session_for(send, headers)
+        session = await self._session_for(scope, send, headers)
         if session is None:
             return
         accept = headers.get("accept")
@@ -1021,8 +1031,8 @@ class StreamableHTTPSessionManager:
             session.connections -= 1
             session.last_active = time.monotonic()
 
-    async def _delete(self, send: Send, headers: dict[str, str]) -> None:
-        session = await self._session_for(send, headers, deleting=True)
+    async def _delete(self, scope: Scope, send: Send, headers: dict[str, str]) -> None:
+        session = await self._session_for(scope, send, headers, deleting=True)
         if session is None:
             return
         if self._shared is not None:
@@ -1042,12 +1052,12 @@ class StreamableHTTPSessionManager:
         return ServerSession(server=self.server, read_stream=self._closed_read, write_stream=self._closed_write, lifespan_context=lifespan_context,
                              stateless=True, drop_when_full=True)
 
-    async def _new_session(self, client: Any = None) -> _HttpSession | None:
-        return await self._make_session(secrets.token_urlsafe(24), client)
+    async def _new_session(self, client: Any = None, principal: Any = None) -> _HttpSession | None:
+        return await self._make_session(secrets.token_urlsafe(24), client, principal)
 
-    async def _make_session(self, session_id: str, client: Any = None) -> _HttpSession | None:
-        """A session (or a shared session's replica, counted under no client) under `session_id`;
-        None when the table is full."""
+    async def _make_session(self, session_id: str, client: Any = None, principal: Any = None) -> _HttpSession | None:
+        """A session of `principal` (or a shared session's replica, counted under no client) under
+        `session_id`; None when the table is full."""
         context = await self._ensure_lifespan()
         if len(self._sessions) >= self.max_sessions and not self._evict_one():
             return None
@@ -1056,10 +1066,14 @@ class StreamableHTTPSessionManager:
         write: Any = WireSendStream(outbox_send) if store is None else StoringOutbox(outbox_send, store, session_id + STANDALONE_STREAM_SUFFIX)
         server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=write, lifespan_context=context,
                                        drop_when_full=store is None)
-        session = _HttpSession(session_id, server_session, outbox_recv, client)
+        session = _HttpSession(session_id, server_session, outbox_recv, client, principal)
         self._sessions[session_id] = session
         self.sessions_per_client.opened(client)
         return session
+
+    def _foreign(self, session: _HttpSession, scope: Scope) -> bool:
+        """Whether `scope`'s request acts for another principal than the one that opened `session`."""
+        return session.principal != _principal_of(scope)
 
     def _touch(self, session: _HttpSession) -> None:
         session.last_active = time.monotonic()
@@ -1272,6 +1286,26 @@ async def _unknown_session(send: Send, session_id: str) -> None:
     restart makes these in bursts, hence INFO, not WARNING."""
     logger.info("Rejected request with unknown or expired session ID: %s", session_id[:64])
     await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
+
+
+async def _foreign_session(send: Send, session_id: str) -> None:
+    """404 for a session another principal opened: answered exactly as an unknown one (a session
+    belongs to the credential that created it; as officially, with a WARNING saying so)."""
+    logger.warning("Rejecting request for session %s: credential does not match the one that created the session",
+                   session_id[:64])
+    await _send_error(send, 404, None, INVALID_REQUEST, "Session not found")
+
+
+def _principal_of(scope: Scope) -> Any:
+    """Who an authenticated request acts for (`authorization_context` of its `AuthenticatedUser`:
+    client id, issuer, subject), for comparing with who opened a session; None without a bearer
+    token."""
+    user = scope.get("user")
+    if user is None or getattr(user, "access_token", None) is None:
+        return None
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorization_context
+
+    return authorization_context(user) if isinstance(user, AuthenticatedUser) else None
 
 
 async def _send_refusal(send: Send, status: int, text: str) -> None:

@@ -75,7 +75,8 @@ def build_app(
         endpoint, auth_routes = wrap_with_auth(endpoint, token_verifier=token_verifier, auth=auth,
                                                mcp_path=streamable_http_path, auth_server_provider=auth_server_provider,
                                                scope_requirements=getattr(server, "scope_requirements", None),
-                                               gate=token_verifier is not None)
+                                               gate=token_verifier is not None,
+                                               max_request_body_size=max_request_body_size)
     mcp_route = Route(streamable_http_path, endpoint=endpoint)  # every method: the endpoint answers 405 itself
     routes = [mcp_route, *auth_routes, *(custom_starlette_routes or [])]
     return _app_class()(mcp_route, debug=debug, routes=routes, lifespan=lifespan)

@@ -53,7 +53,7 @@ class SharedSessions:
                 self.manager._terminate(replica)  # deleted or expired elsewhere
             return None
         if replica is None:
-            replica = await self.manager._make_session(session_id)
+            replica = await self.manager._make_session(session_id, principal=record.owner)
             if replica is None:
                 return None
         if replica.record is None or replica.record.state() != record.state():
@@ -75,10 +75,10 @@ class SharedSessions:
                 if new:
                     if session._protocol_version is None:
                         return message
-                    owner.record = record_of(owner.id, session)
+                    owner.record = record_of(owner.id, session, owner.principal)
                     await self.store.create(owner.record, self.ttl)
                 elif owner.record is not None and state_of(session) != owner.record.state():
-                    owner.record = record_of(owner.id, session)
+                    owner.record = record_of(owner.id, session, owner.principal)
                     await self.store.save(owner.record)
             except StoreUnavailable as exc:
                 if new:

@@ -138,8 +138,11 @@ class _SessionOfOne(StreamableHTTPSessionManager):
     def _stateless_session(self, lifespan_context: Any) -> ServerSession:
         return cast("ServerSession", self.bridge)
 
-    async def _new_session(self, client: Any = None) -> _HttpSession | None:
+    async def _new_session(self, client: Any = None, principal: Any = None) -> _HttpSession | None:
         return self.session
+
+    def _foreign(self, session: _HttpSession, scope: Scope) -> bool:
+        return False  # whoever the host lets through: binding sessions to principals is the manager's (as officially)
 
     def _sweep(self) -> None:
         return None  # idleness is the transport's `idle_timeout`

@@ -79,6 +79,31 @@ async def test_the_session_id_is_the_hosts_and_a_terminated_session_answers_404(
         tg.cancel_scope.cancel()
 
 
+async def test_behind_a_bearer_gate_the_transport_serves_whoever_the_host_lets_through() -> None:
+    """The host's own transport does not bind its session to a principal (the session manager
+    does, as officially): two tokens of different users reach the one session."""
+    from mcp.server.auth.middleware.bearer_auth import RequireBearerAuth
+    from mcp.server.auth.verifiers import StaticTokenVerifier
+
+    server = demo()
+    transport = StreamableHTTPServerTransport("hosted")
+    verifier = StaticTokenVerifier({"alice": {"client_id": "app", "sub": "alice"},
+                                    "bob": {"client_id": "app", "sub": "bob"}})
+    gated = RequireBearerAuth(transport.handle_request, verifier)
+    async with transport.connect() as (read_stream, write_stream), anyio.create_task_group() as tg:
+        tg.start_soon(lambda: server.run(read_stream, write_stream, server.create_initialization_options()))
+        async with asgi_client(gated) as http:
+            with anyio.fail_after(10):
+                init = await http.post("/mcp", headers={**legacy_headers(), "authorization": "Bearer alice"},
+                                       json=initialize())
+                assert init.status_code == 200
+                for token in ("alice", "bob"):
+                    listed = await http.post("/mcp", headers={**legacy_headers("hosted"), "authorization": f"Bearer {token}"},
+                                             json=request(2, "tools/list"))
+                    assert listed.status_code == 200, token
+        tg.cancel_scope.cancel()
+
+
 def test_an_invalid_session_id_or_idle_timeout_is_refused() -> None:
     with pytest.raises(ValueError, match="visible ASCII"):
         StreamableHTTPServerTransport("has space")

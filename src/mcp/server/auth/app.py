@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from starlette.routing import Route
 
+from mcp._protocol.http import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.server.auth.middleware.bearer_auth import ASGIApp, RequireBearerAuth, Scope
 from mcp.server.auth.provider import OAuthAuthorizationServerProvider, ProviderTokenVerifier, TokenVerifier
 from mcp.server.auth.routes import (
@@ -37,12 +38,15 @@ def wrap_with_auth(
     auth_server_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
     scope_requirements: ScopeRequirements | None = None,
     gate: bool = True,
+    max_request_body_size: int | None = None,
 ) -> tuple[ASGIApp, list[Route]]:
     """`(gated_app, extra_routes)`: `app` behind the bearer-token gate, and the routes to add to
     the application (see the module docstring). With only `auth_server_provider`, tokens are
     verified with its `load_access_token`. `scope_requirements` (per tool, prompt, resource) are
-    enforced by the gate with `403 insufficient_scope`. `gate=False` returns `app` itself, ungated,
-    with the routes."""
+    enforced by the gate with `403 insufficient_scope`; to see what a POST calls, the gate reads
+    at most `max_request_body_size` bytes of its body (`app`'s own limit, by default its
+    `max_request_body_size` attribute, else 4 MiB: a larger body is `app`'s to refuse, with its
+    413). `gate=False` returns `app` itself, ungated, with the routes."""
     if token_verifier is None and gate:
         if auth_server_provider is None:
             raise ValueError("wrap_with_auth needs a token_verifier or an auth_server_provider")
@@ -95,6 +99,8 @@ def wrap_with_auth(
         resource=resource,
         validate_resource=bool(auth.validate_token_resource),
         scope_requirements=scope_requirements,
+        max_body_size=max_request_body_size if max_request_body_size is not None
+        else getattr(app, "max_request_body_size", DEFAULT_MAX_REQUEST_BODY_SIZE),
     )
     return gated, routes
 

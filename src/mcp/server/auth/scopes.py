@@ -5,8 +5,9 @@
 
 A server records what each item needs here. Two places read it:
 
-- the bearer-token gate, before the request reaches the server: a `tools/call`, `prompts/get` or
-  `resources/read` of an item whose scopes the token lacks is answered `403` with
+- the bearer-token gate, before the request reaches the server: a `tools/call`, `prompts/get`,
+  `resources/read` or `resources/subscribe` of an item whose scopes the token lacks (or a
+  `subscriptions/listen` naming such a resource) is answered `403` with
   `WWW-Authenticate: Bearer error="insufficient_scope", scope="<what it needs>"` (MCP
   authorization, scope challenge handling), so the client can step up;
 - the list handlers: `tools/list`, `prompts/list`, `resources/list` and
@@ -19,9 +20,10 @@ scopes are a property of HTTP authorization. Pure Python, no HTTP stack.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, cast
+
+from mcp.shared.uri_template import UriTemplate
 
 Kind = Literal["tool", "prompt", "resource"]
 
@@ -29,17 +31,11 @@ _CALLS: dict[str, tuple[Kind, str]] = {
     "tools/call": ("tool", "name"),
     "prompts/get": ("prompt", "name"),
     "resources/read": ("resource", "uri"),
+    "resources/subscribe": ("resource", "uri"),  # what a subscriber is told of is what it could read
 }
 
-
-def _template_pattern(template: str) -> re.Pattern[str]:
-    """A URI template (`users://{id}/notes{?q}`) as a pattern matching the URIs it expands to."""
-    parts: list[str] = []
-    for literal, expression in re.findall(r"([^{]*)(\{[^}]*\})?", template):
-        parts.append(re.escape(literal))
-        if expression:
-            parts.append(".*" if expression[1:2] in ("+", "#", "?", "&", "/", ";", ".") else "[^/?#]*")
-    return re.compile("".join(parts))
+_LISTEN_URIS = ("resourceSubscriptions", "resource_subscriptions")
+"""Where a listen filter names resources (the models accept either spelling)."""
 
 
 class ScopeRequirements:
@@ -47,7 +43,7 @@ class ScopeRequirements:
 
     def __init__(self) -> None:
         self._items: dict[Kind, dict[str, tuple[str, ...]]] = {"tool": {}, "prompt": {}, "resource": {}}
-        self._templates: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+        self._templates: list[tuple[UriTemplate, tuple[str, ...]]] = []
 
     def __bool__(self) -> bool:
         return any(self._items.values())
@@ -60,7 +56,8 @@ class ScopeRequirements:
         else:
             table.pop(name, None)
         if kind == "resource":
-            self._templates = [(_template_pattern(uri), needed) for uri, needed in table.items() if "{" in uri]
+            # matched as the server routes `resources/read` to templates: in time linear in the URI
+            self._templates = [(UriTemplate(uri), needed) for uri, needed in table.items() if UriTemplate.is_template(uri)]
 
     def required(self, kind: Kind, name: str) -> tuple[str, ...]:
         """The scopes `name` needs (a resource URI also matches the templates it expands)."""
@@ -69,8 +66,8 @@ class ScopeRequirements:
         if needed is not None:
             return needed
         if kind == "resource":
-            for pattern, scopes in self._templates:
-                if pattern.fullmatch(name):
+            for template, scopes in self._templates:
+                if template.match(name) is not None:
                     return scopes
         return ()
 
@@ -79,19 +76,31 @@ class ScopeRequirements:
         return tuple(scope for scope in self.required(kind, name) if scope not in have)
 
     def denied_call(self, message: Any, granted: Iterable[str]) -> tuple[str, str, tuple[str, ...]] | None:
-        """For a JSON-RPC request (or batch) calling a scoped item the token may not use:
+        """For a JSON-RPC request (or batch) calling, or subscribing to, a scoped item the token may not use:
         `(kind, name, the item's scopes)`; `None` when every call is allowed."""
         messages: list[Any] = cast(list[Any], message) if isinstance(message, list) else [message]
         granted = list(granted)
         for item in messages:
             if not isinstance(item, dict):
                 continue
-            entry = _CALLS.get(cast(dict[str, Any], item).get("method"))  # type: ignore[arg-type]
+            method = cast(dict[str, Any], item).get("method")
             params = cast(dict[str, Any], item).get("params")
-            if entry is None or not isinstance(params, dict):
+            if not isinstance(params, dict):
+                continue
+            params = cast(dict[str, Any], params)
+            if method == "subscriptions/listen":  # (2026-07-28) resource subscriptions in its filter
+                wanted: Any = params.get("notifications")
+                for key in _LISTEN_URIS if isinstance(wanted, dict) else ():
+                    uris: Any = cast(dict[str, Any], wanted).get(key)
+                    for uri in cast(list[Any], uris) if isinstance(uris, list) else ():
+                        if isinstance(uri, str) and self.missing("resource", uri, granted):
+                            return "resource", uri, self.required("resource", uri)
+                continue
+            entry = _CALLS.get(method) if isinstance(method, str) else None
+            if entry is None:
                 continue
             kind, field = entry
-            name = cast(dict[str, Any], params).get(field)
+            name = params.get(field)
             if isinstance(name, str) and self.missing(kind, name, granted):
                 return kind, name, self.required(kind, name)
         return None

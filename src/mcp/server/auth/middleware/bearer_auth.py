@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, TypedDict, cast
 
@@ -25,6 +27,8 @@ from pydantic import AnyHttpUrl, ValidationError
 from starlette.authentication import AuthCredentials, AuthenticationBackend, SimpleUser
 from starlette.requests import HTTPConnection
 
+from mcp._protocol.codec import ParseError, decode
+from mcp._protocol.http import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp.server.auth.middleware._context import auth_context_var
 from mcp.server.auth.provider import (
     AccessToken,
@@ -89,7 +93,9 @@ class RequireBearerAuth:
 
     `resource_metadata_url` is the URL put in the challenges: a string, or a callable building it
     from the ASGI scope (when the public URL is not configured). `resource` (a string or such a
-    callable) is what `validate_resource` compares `AccessToken.resource` to.
+    callable) is what `validate_resource` compares `AccessToken.resource` to. With
+    `scope_requirements` the gate reads a POST's body to see what it calls, at most
+    `max_body_size` bytes of it (the app's own limit: a larger body is left to the app's 413).
     """
 
     def __init__(
@@ -102,9 +108,12 @@ class RequireBearerAuth:
         resource: str | Callable[[Scope], str] | None = None,
         validate_resource: bool = False,
         scope_requirements: ScopeRequirements | None = None,
+        max_body_size: int = DEFAULT_MAX_REQUEST_BODY_SIZE,
     ) -> None:
         self.app = app
         self.scope_requirements = scope_requirements
+        self.max_body_size = max_body_size
+        """The app's request body limit: with `scope_requirements` the gate reads bodies, never past it."""
         self.token_verifier = token_verifier
         self.required_scopes = list(required_scopes or [])
         self.resource_metadata_url = resource_metadata_url
@@ -145,8 +154,9 @@ class RequireBearerAuth:
             await self._refuse(scope, send, 403, "insufficient_scope", f"Required scope: {missing}")
             return
         if self.scope_requirements and scope.get("method") == "POST":
-            body, receive = await _buffered(receive)
-            denied = self.scope_requirements.denied_call(_json_or_none(body), access_token.scopes)
+            body, receive = await _buffered(scope, receive, self.max_body_size)
+            denied = None if body is None else self.scope_requirements.denied_call(_json_or_none(body),
+                                                                                   access_token.scopes)
             if denied is not None:
                 needed = list(dict.fromkeys([*self.required_scopes, *denied[2]]))
                 await self._refuse(scope, send, 403, "insufficient_scope",
@@ -174,33 +184,64 @@ class RequireBearerAuth:
         await _send_challenge(send, status, error, description, "Bearer " + ", ".join(params))
 
 
-async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
-    """The whole request body, and a `receive` that hands it over again before the rest."""
+async def _buffered(scope: Scope, receive: Receive, limit: int) -> tuple[bytes | None, Receive]:
+    """The request body, and a `receive` that hands it over again before the rest.
+
+    A body over `limit` (by its Content-Length, or once the bytes read pass it) is read no
+    further: the body is `None`, and the app is handed what was read, then a disconnect. The
+    transport behind the gate (whose limit `limit` is) then answers its own 413, exactly as
+    without the gate, and neither holds more than `limit` plus one read; an app that would read
+    on never sees a byte the gate did not."""
+    pending: deque[MutableMapping[str, Any]] = deque()
+    declared = _content_length(scope)
+    if declared is not None and declared > limit:
+        return None, _then_disconnect(pending)
     chunks: list[bytes] = []
-    first: MutableMapping[str, Any] | None = None
+    size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            first = message  # a disconnect: replayed after the body
+            pending.append(message)  # a disconnect: replayed after the body
             break
-        chunks.append(message.get("body", b""))
+        chunk: bytes = message.get("body", b"")
+        size += len(chunk)
+        chunks.append(chunk)
+        if size > limit:
+            pending.extend({"type": "http.request", "body": part, "more_body": True} for part in chunks)
+            return None, _then_disconnect(pending)
         if not message.get("more_body", False):
             break
     body = b"".join(chunks)
-    pending: list[MutableMapping[str, Any]] = [{"type": "http.request", "body": body, "more_body": False}]
-    if first is not None:
-        pending.append(first)
+    pending.appendleft({"type": "http.request", "body": body, "more_body": False})
 
     async def replay() -> MutableMapping[str, Any]:
-        return pending.pop(0) if pending else await receive()
+        return pending.popleft() if pending else await receive()
 
     return body, replay
 
 
+def _then_disconnect(pending: deque[MutableMapping[str, Any]]) -> Receive:
+    """A `receive` handing over `pending`, then only disconnects."""
+
+    async def replay() -> MutableMapping[str, Any]:
+        return pending.popleft() if pending else {"type": "http.disconnect"}
+
+    return replay
+
+
+def _content_length(scope: Scope) -> int | None:
+    """The declared body length (a number too long to be a real one counts as huge)."""
+    headers = cast(list[tuple[bytes, bytes]], scope.get("headers") or [])
+    for name, value in headers:
+        if name.lower() == b"content-length":
+            return (int(value) if len(value) <= 18 else sys.maxsize) if value.isdigit() else None
+    return None
+
+
 def _json_or_none(body: bytes) -> Any:
     try:
-        return json.loads(body)
-    except ValueError:
+        return decode(body)  # (the transport's parser: nesting too deep is a ParseError, not a RecursionError)
+    except ParseError:
         return None  # the transport answers unparsable input itself
 
 
