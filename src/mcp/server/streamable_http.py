@@ -60,6 +60,7 @@ from mcp.server.event_store import (
     EventStore,
     InMemoryEventStore,
     StreamId,
+    forget_session,
     message_for_store,
     wire_message,
 )
@@ -836,6 +837,8 @@ class StreamableHTTPSessionManager:
                     if new_session is not None and session._protocol_version is None:
                         self._terminate(new_session)  # initialize failed: no session
                     await channel.finish_unanswered()
+                    if owner is not None and self._shared is None and self._sessions.get(owner.id) is not owner:
+                        forget_session(self.event_store, owner.id)  # what the session's end left unanswered
 
     async def _list_tools_as_caller(self, scope: Scope, version: str | None, request_id: Any,
                                     params: dict[str, Any]) -> Any:
@@ -1074,18 +1077,22 @@ class StreamableHTTPSessionManager:
         deadline = now - self.session_idle_timeout
         for session in list(self._sessions.values()):
             if session.last_active < deadline and not session.busy:
-                self._terminate(session)
+                self._terminate(session, ended=self._shared is None)
 
     def _evict_one(self) -> bool:
         for session in self._sessions.values():  # least recently used first
             if not session.busy:
-                self._terminate(session)
+                self._terminate(session, ended=self._shared is None)
                 return True
         return False
 
-    def _terminate(self, session: _HttpSession) -> None:
+    def _terminate(self, session: _HttpSession, *, ended: bool = True) -> None:
+        """Stop serving `session` here. `ended`: the session is over (not only this process's
+        replica of a shared one), so its resumable streams are freed too."""
         if self._sessions.pop(session.id, None) is not None:
             self.sessions_per_client.closed(session.client)
+        if ended:
+            forget_session(self.event_store, session.id)
         peer = session.server_session.peer
         for scope in list(peer._in_flight.values()):
             scope.cancel()
