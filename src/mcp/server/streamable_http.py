@@ -64,7 +64,7 @@ from mcp.server.event_store import (
     message_for_store,
     wire_message,
 )
-from mcp.server.http_limits import SessionsPerClient, TrustedProxies
+from mcp.server.http_limits import SessionsPerClient, TrustedProxies, too_many_sessions
 from mcp.server.param_headers import param_header_mismatch_for_call
 from mcp.server.session import ServerSession
 from mcp.server.session_store import SessionRecord, SessionStore, StoreUnavailable
@@ -748,11 +748,18 @@ class StreamableHTTPSessionManager:
                     return
                 request_id = message.get("id")
                 client = self.sessions_per_client.client_of(scope)
-                if not self.sessions_per_client.admit(client):
-                    limit = self.sessions_per_client.limit
-                    await _send_error(send, 429, request_id, INVALID_REQUEST,
-                                      f"Too Many Requests: this client already has {limit} open sessions "
-                                      "(end one with DELETE, or wait until an idle one expires)", {"limit": limit})
+                limit = self.sessions_per_client.limit
+                if self._shared is not None and self._shared.counts_clients:  # one count for every worker
+                    try:
+                        admitted = await self._shared.admits(client, limit)
+                    except StoreUnavailable as exc:
+                        await _send_error(send, 503, None, exc.code, exc.message)
+                        return
+                else:
+                    admitted = self.sessions_per_client.admit(client)
+                if not admitted:
+                    assert limit is not None
+                    await _send_error(send, 429, request_id, INVALID_REQUEST, too_many_sessions(limit), {"limit": limit})
                     return
                 new_session = await self._new_session(client)
                 if new_session is None:
