@@ -8,7 +8,7 @@
 | pending outgoing requests (`Peer(max_pending_requests=)`) | 1024 | `send_request` raises `MCPError` -32603 |
 | duplicate id in flight | - | -32600; the id is free again once answered or cancelled |
 | HTTP request body (`max_request_body_size=`) | 4 MiB | 413 before parsing, declared or streamed |
-| SSE replay buffer (`InMemoryEventStore`) | 1000 events/stream, 10 000 streams | oldest forgotten; an unknown Last-Event-ID is refused |
+| SSE replay buffer (`InMemoryEventStore`) | 1000 events and 16 MiB per stream, 10 000 streams, 64 MiB | oldest forgotten; an unknown Last-Event-ID is refused (bytes: test_event_store_bounds.py) |
 | HTTP sessions (`max_sessions=`) | 10 000 | least recently used idle session evicted; 503 when all are busy |
 """
 

@@ -23,7 +23,9 @@ TASKS = "io.modelcontextprotocol/tasks"
 
 
 class Replicas:
-    def __init__(self, count: int, redis_url: str, prefix: str, directory: Path) -> None:
+    def __init__(self, count: int, redis_url: str, prefix: str, directory: Path,
+                 script: str = "replica_server.py") -> None:
+        self.script = script
         self.redis_url = redis_url
         self.prefix = prefix
         self.directory = directory
@@ -38,7 +40,7 @@ class Replicas:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         with self.logs[i].open("ab") as log:
             self.processes[i] = subprocess.Popen(
-                [sys.executable, str(HERE / "replica_server.py"), str(self.ports[i]), self.redis_url, self.prefix,
+                [sys.executable, str(HERE / self.script), str(self.ports[i]), self.redis_url, self.prefix,
                  f"worker{i}", str(self.directory)], stdout=log, stderr=subprocess.STDOUT, env=env)
 
     def start_all(self, timeout: float = 60.0) -> None:

@@ -70,6 +70,12 @@ async def ticks(count: int, ctx: Context) -> str:
     return f"{count} ticks from {worker}"
 
 
+@mcp.tool()
+def blob(size: int) -> str:
+    """`size` characters (the answer carries them twice: text and structured content)."""
+    return "x" * size
+
+
 @mcp.resource("doc://readme")
 def readme() -> str:
     return "hello"

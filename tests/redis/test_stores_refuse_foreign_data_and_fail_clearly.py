@@ -25,6 +25,7 @@ from mcp.redis import (
     RedisTaskStore,
     RedisUnavailable,
 )
+from mcp.redis._events import stream_tag
 from mcp.server.event_store import EventMessage
 from mcp.server.mcpserver import MCPServer
 from mcp.server.request_state import RequestStateSecurity
@@ -160,7 +161,7 @@ async def test_sse_events_replay_in_order_once_and_foreign_entries_are_refused(
     store = RedisEventStore.from_url(redis_server.url, prefix=prefix)
     priming = await store.store_event("sess/ab", None)
     ids = [await store.store_event("sess/ab", {"jsonrpc": "2.0", "method": "m", "params": {"n": n}}) for n in range(3)]
-    redis_server.call("XADD", f"{prefix}:sse:sess/ab", "*", "m", json.dumps({"not": "json-rpc"}))
+    redis_server.call("XADD", f"{prefix}:sse:{stream_tag('sess/ab')}", "*", "m", json.dumps({"not": "json-rpc"}))
     final = await store.store_event("sess/ab", {"jsonrpc": "2.0", "id": 1, "result": {}})
     got: list[EventMessage] = []
 
@@ -174,8 +175,13 @@ async def test_sse_events_replay_in_order_once_and_foreign_entries_are_refused(
     assert await store.replay_events_after(ids[1], collect) == "sess/ab"
     # the store hands back wire dicts (EventMessage.message is typed as the model union)
     assert [e.message.get("params", {}).get("n") for e in got] == [2, None]  # pyright: ignore[reportAttributeAccessIssue]
-    for unknown in ("sess/ab@1-0", "sess/zz@" + ids[0].split("@")[1], "garbage", ""):
+    tag, entry = ids[0].split("@")
+    for unknown in (f"{tag}@1-0", f"{stream_tag('sess/zz')}@{entry}", f"sess/ab@{entry}", "garbage", ""):
         assert await store.replay_events_after(unknown, collect) is None
+    # an entry planted under a stream's key naming another stream is refused, not trusted
+    planted = redis_server.call("XADD", f"{prefix}:sse:{tag}", "*", "m", "", "s", "other/ab").split(b"\r\n")[1].decode()
+    assert await store.replay_events_after(f"{tag}@{planted}", collect) is None
+    assert "does not name the stream its key stands for" in caplog.text
     got.clear()
     await store.follow(ids[1], collect)  # ends at the final response
     assert [e.event_id for e in got] == [ids[2], final]

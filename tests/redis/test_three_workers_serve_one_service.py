@@ -177,8 +177,9 @@ async def test_a_stream_resumes_on_another_worker_after_its_worker_is_killed_not
                     if len(first) == 5:
                         break  # the connection drops; the call goes on, its events stored
     last_seen = first[-1][0]
-    stream_id = last_seen.rsplit("@", 1)[0]
-    key = f"cluster:sse:{stream_id}"
+    assert session.id is not None and all(session.id not in event_id for event_id, _ in first)
+    tag = last_seen.rsplit("@", 1)[0]  # event ids and keys name the stream by a hash: no session id
+    key = f"cluster:sse:{tag}"
     store = aioredis.Redis.from_url(redis_server.url)
     try:
         with anyio.fail_after(20):
@@ -189,9 +190,10 @@ async def test_a_stream_resumes_on_another_worker_after_its_worker_is_killed_not
         # a client without decode_responses: ids and fields come back as bytes
         stored = cast("list[tuple[bytes, dict[bytes, bytes]]]",
                       await store.xrange(key, min=f"({last_seen.rsplit('@', 1)[1]}", max="+"))
+        assert await store.keys(f"cluster:sse:*{session.id}*") == []
     finally:
         await store.aclose()
-    expected = [(f"{stream_id}@{entry.decode()}", json.loads(fields[b"m"])["params"]["progress"])
+    expected = [(f"{tag}@{entry.decode()}", json.loads(fields[b"m"])["params"]["progress"])
                 for entry, fields in stored if fields[b"m"]]
     assert expected, "the worker was killed before storing anything beyond what the client saw"
     resumed: list[tuple[str, int]] = []

@@ -18,7 +18,8 @@ logger = logging.getLogger("mcp.redis")
 T = TypeVar("T")
 
 MAX_VALUE_BYTES = 1 << 20
-"""A stored value larger than this is refused as foreign (ours are far smaller)."""
+"""A stored value larger than this is refused as foreign (ours are far smaller; SSE events have
+their own bound, `RedisEventStore.max_event_bytes`)."""
 
 
 class RedisUnavailable(RuntimeError):
@@ -122,15 +123,15 @@ class RedisConnection:
                     logger.debug("closing the Redis client failed", exc_info=True)
 
 
-def loads_object(raw: Any, what: str, where: str) -> dict[str, Any] | None:
-    """A stored JSON object, or None (logged) when the value is not one of ours: wrong type, too
-    large, not JSON, not an object. Nothing stored is ever executed (JSON only, no pickle)."""
+def loads_object(raw: Any, what: str, where: str, *, limit: int = MAX_VALUE_BYTES) -> dict[str, Any] | None:
+    """A stored JSON object, or None (logged) when the value is not one of ours: wrong type, over
+    `limit` bytes, not JSON, not an object. Nothing stored is ever executed (JSON only, no pickle)."""
     if raw is None:
         return None
     if not isinstance(raw, bytes | str):
         logger.warning("refusing %s at %s: not a string value", what, where)
         return None
-    if len(raw) > MAX_VALUE_BYTES:
+    if len(raw) > limit:
         logger.warning("refusing %s at %s: %d bytes is more than any value we store", what, where, len(raw))
         return None
     try:

@@ -4,6 +4,13 @@ One JSON value per session under `PREFIX:session:ID`, with the idle TTL: `GETEX`
 renews the TTL in one round trip on every request; `DELETE` removes it and tells the other
 workers on the `session-ended` channel. A value that is not a session record of ours is refused
 (logged) and the session treated as unknown.
+
+The per-client session cap is counted here too, so that it holds across workers: each client
+(named by a digest, never its subject or address) has a set `PREFIX:client-sessions:DIGEST` of
+its sessions' ids. A session is added when its record is created, atomically with the check
+against the cap (one Lua script), and leaves the count once its record is gone, deleted or
+expired: every count first drops the ids whose record no longer exists (at most the cap's worth).
+The set is forgotten a day after its client last opened a session.
 """
 
 from __future__ import annotations
@@ -22,6 +29,24 @@ _OWNER_KEYS = frozenset({"client_id", "issuer", "subject"})
 """A record's owner: the principal that opened the session (`SessionRecord.owner`)."""
 _SESSION_ID = re.compile(r"^[\x21-\x7E]{1,256}$")
 MAX_SUBSCRIPTIONS = 10_000
+CLIENT_COUNT_TTL = 86_400
+"""Seconds a client's session count is remembered after it last opened a session."""
+
+_COUNT = """
+local prefix = ARGV[1]
+for _, sid in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('EXISTS', prefix .. sid) == 0 then redis.call('SREM', KEYS[1], sid) end
+end
+local count = redis.call('SCARD', KEYS[1])
+if #ARGV == 2 then return count end
+if count >= tonumber(ARGV[3]) then return -1 end
+redis.call('SET', prefix .. ARGV[4], ARGV[5], 'PX', ARGV[6], 'NX')
+redis.call('SADD', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return count + 1
+"""
+"""Prune a client's set of the sessions whose record is gone; count it; with a record to create,
+create it and add it, unless the count is at the cap (-1)."""
 
 
 class RedisSessionStore:
@@ -42,6 +67,21 @@ class RedisSessionStore:
         value = _encode(record)
         await self.connection.run("create session", lambda r: r.set(self._key(record.session_id), value,
                                                                     px=_ms(ttl), nx=True))
+
+    async def open_sessions(self, client: str) -> int:
+        """How many sessions `client` (a digest) has open, on every worker."""
+        key = self.connection.key("client-sessions", client)
+        prefix = self._key("")
+        return int(await self.connection.run("count sessions", lambda r: r.eval(_COUNT, 1, key, prefix,
+                                                                                 CLIENT_COUNT_TTL * 1000)))
+
+    async def create_within(self, record: SessionRecord, ttl: float, client: str, limit: int) -> bool:
+        """`create`, counted as one of `client`'s sessions, unless it already has `limit` open
+        (then False, and nothing is created). Atomic: workers racing at the cap cannot pass it."""
+        key = self.connection.key("client-sessions", client)
+        args = (self._key(""), CLIENT_COUNT_TTL * 1000, limit, record.session_id, _encode(record), _ms(ttl))
+        created = await self.connection.run("create session", lambda r: r.eval(_COUNT, 1, key, *args))
+        return int(created) >= 0
 
     async def load(self, session_id: str, ttl: float) -> SessionRecord | None:
         if not _SESSION_ID.match(session_id):

@@ -22,6 +22,8 @@ Hosts that run uvicorn themselves get the same guard with `uvicorn.run(app, http
 `SessionsPerClient` bounds the handshake-era sessions one client may hold open at once (consulted
 by the Streamable HTTP session manager when it is asked to `initialize`): a client is the token's
 subject, else its address where `trusted_proxies=` makes addresses trustworthy; otherwise no cap.
+With shared sessions (`RedisState`) the count is the shared store's, so the cap holds across
+workers (`client_digest` names the client there).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     import ipaddress
 
 __all__ = ["DEFAULT_HTTP_LIMITS", "DEFAULT_SESSIONS_PER_CLIENT", "HttpLimits", "SessionsPerClient",
-           "TrustedProxies", "guarded_httptools", "guarded_protocol"]
+           "TrustedProxies", "client_digest", "guarded_httptools", "guarded_protocol", "too_many_sessions"]
 
 _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
                    b"content-length: 32\r\nconnection: close\r\n\r\nRequest header fields too large\n")
@@ -291,3 +293,18 @@ class SessionsPerClient:
 
     def open_sessions(self, client: Hashable | None) -> int:
         return self._open.get(client, 0) if client is not None else 0
+
+
+def too_many_sessions(limit: int) -> str:
+    """The refusal's message (429 before `initialize` runs; its JSON-RPC error when a shared
+    count is found at the cap as the session is created)."""
+    return (f"Too Many Requests: this client already has {limit} open sessions "
+            "(end one with DELETE, or wait until an idle one expires)")
+
+
+def client_digest(client: Hashable) -> str:
+    """A client (`SessionsPerClient.client_of`) as a shared store names it, so that every worker
+    counts it under one name: a hash, revealing neither its subject nor its address."""
+    import hashlib
+
+    return hashlib.sha256(b"mcpkit client\x00" + repr(client).encode()).hexdigest()[:32]

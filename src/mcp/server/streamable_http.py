@@ -60,10 +60,11 @@ from mcp.server.event_store import (
     EventStore,
     InMemoryEventStore,
     StreamId,
+    forget_session,
     message_for_store,
     wire_message,
 )
-from mcp.server.http_limits import SessionsPerClient, TrustedProxies
+from mcp.server.http_limits import SessionsPerClient, TrustedProxies, too_many_sessions
 from mcp.server.param_headers import param_header_mismatch_for_call
 from mcp.server.session import ServerSession
 from mcp.server.session_store import SessionRecord, SessionStore, StoreUnavailable
@@ -753,11 +754,18 @@ class StreamableHTTPSessionManager:
                     return
                 request_id = message.get("id")
                 client = self.sessions_per_client.client_of(scope)
-                if not self.sessions_per_client.admit(client):
-                    limit = self.sessions_per_client.limit
-                    await _send_error(send, 429, request_id, INVALID_REQUEST,
-                                      f"Too Many Requests: this client already has {limit} open sessions "
-                                      "(end one with DELETE, or wait until an idle one expires)", {"limit": limit})
+                limit = self.sessions_per_client.limit
+                if self._shared is not None and self._shared.counts_clients:  # one count for every worker
+                    try:
+                        admitted = await self._shared.admits(client, limit)
+                    except StoreUnavailable as exc:
+                        await _send_error(send, 503, None, exc.code, exc.message)
+                        return
+                else:
+                    admitted = self.sessions_per_client.admit(client)
+                if not admitted:
+                    assert limit is not None
+                    await _send_error(send, 429, request_id, INVALID_REQUEST, too_many_sessions(limit), {"limit": limit})
                     return
                 new_session = await self._new_session(client, _principal_of(scope))
                 if new_session is None:
@@ -842,6 +850,8 @@ class StreamableHTTPSessionManager:
                     if new_session is not None and session._protocol_version is None:
                         self._terminate(new_session)  # initialize failed: no session
                     await channel.finish_unanswered()
+                    if owner is not None and self._shared is None and self._sessions.get(owner.id) is not owner:
+                        forget_session(self.event_store, owner.id)  # what the session's end left unanswered
 
     async def _list_tools_as_caller(self, scope: Scope, version: str | None, request_id: Any,
                                     params: dict[str, Any]) -> Any:
@@ -1088,18 +1098,22 @@ class StreamableHTTPSessionManager:
         deadline = now - self.session_idle_timeout
         for session in list(self._sessions.values()):
             if session.last_active < deadline and not session.busy:
-                self._terminate(session)
+                self._terminate(session, ended=self._shared is None)
 
     def _evict_one(self) -> bool:
         for session in self._sessions.values():  # least recently used first
             if not session.busy:
-                self._terminate(session)
+                self._terminate(session, ended=self._shared is None)
                 return True
         return False
 
-    def _terminate(self, session: _HttpSession) -> None:
+    def _terminate(self, session: _HttpSession, *, ended: bool = True) -> None:
+        """Stop serving `session` here. `ended`: the session is over (not only this process's
+        replica of a shared one), so its resumable streams are freed too."""
         if self._sessions.pop(session.id, None) is not None:
             self.sessions_per_client.closed(session.client)
+        if ended:
+            forget_session(self.event_store, session.id)
         peer = session.server_session.peer
         for scope in list(peer._in_flight.values()):
             scope.cancel()

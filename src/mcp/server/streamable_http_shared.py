@@ -5,7 +5,9 @@ Sessions are then served by every worker: the manager's table holds this process
 rebuilt from the store's record when needed. The record is read (its idle TTL renewed) once per
 request, written when `initialize` succeeds or a request changed it (before the answer goes out,
 so no other worker can see the answer first), renewed while a GET stream is open, and deleted by
-`DELETE`; evicting a replica forgets nothing. Change events on the server's shared bus reach the
+`DELETE`; evicting a replica forgets nothing. A store that counts sessions per client (Redis) makes
+`max_sessions_per_client` one cap across workers: checked before `initialize` runs, and again,
+atomically, when its record is created. Change events on the server's shared bus reach the
 GET streams this process holds: list changes every one, a resource update the sessions subscribed
 to it (as the store has them now).
 """
@@ -14,13 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from mcp._protocol import messages as m
+from mcp.server.http_limits import client_digest, too_many_sessions
 from mcp.server.session_store import SessionStore, StoreUnavailable, record_of, restore, state_of
+from mcp.types.jsonrpc import INVALID_REQUEST
 
 if TYPE_CHECKING:
     from mcp.server.streamable_http import StreamableHTTPSessionManager, _HttpSession
@@ -61,11 +65,25 @@ class SharedSessions:
         replica.record = record
         return replica
 
+    @property
+    def counts_clients(self) -> bool:
+        """Whether the store keeps the per-client session count (then it is the one consulted)."""
+        return hasattr(self.store, "create_within")
+
+    async def admits(self, client: Hashable | None, limit: int | None) -> bool:
+        """Whether `client` may open one more session, counting its sessions on every worker.
+        Raises `StoreUnavailable`."""
+        if client is None or limit is None:
+            return True
+        store: Any = self.store
+        return await store.open_sessions(client_digest(client)) < limit
+
     def committer(self, owner: _HttpSession, new: bool, request_id: Any
                   ) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
         """The `before_final` hook of a shared session's request: stores a new session once its
-        `initialize` succeeded, writes back what a request changed; a store failure turns the
-        answer into the JSON-RPC error (and a new session is then not created)."""
+        `initialize` succeeded (counted as its client's, refused at the cap), writes back what a
+        request changed; a store failure turns the answer into the JSON-RPC error (and a new
+        session is then not created)."""
 
         async def commit(message: dict[str, Any]) -> dict[str, Any]:
             if "result" not in message:
@@ -76,17 +94,28 @@ class SharedSessions:
                     if session._protocol_version is None:
                         return message
                     owner.record = record_of(owner.id, session, owner.principal)
-                    await self.store.create(owner.record, self.ttl)
+                    limit = self.manager.sessions_per_client.limit
+                    store: Any = self.store
+                    if owner.client is None or limit is None or not self.counts_clients:
+                        await self.store.create(owner.record, self.ttl)
+                    elif not await store.create_within(owner.record, self.ttl, client_digest(owner.client), limit):
+                        self._unmake(owner)  # another worker took the last place meanwhile
+                        return m.error_response(request_id, INVALID_REQUEST, too_many_sessions(limit), {"limit": limit})
                 elif owner.record is not None and state_of(session) != owner.record.state():
                     owner.record = record_of(owner.id, session, owner.principal)
                     await self.store.save(owner.record)
             except StoreUnavailable as exc:
                 if new:
-                    self.manager._sessions.pop(owner.id, None)  # terminated by the caller: no session was made
+                    self._unmake(owner)
                 return m.error_response(request_id, exc.code, exc.message)
             return message
 
         return commit
+
+    def _unmake(self, owner: _HttpSession) -> None:
+        """A new session was not created after all (the caller terminates it)."""
+        if self.manager._sessions.pop(owner.id, None) is not None:
+            self.manager.sessions_per_client.closed(owner.client)
 
     async def delete(self, session_id: str) -> None:
         """`DELETE`: gone from the store, and so from every worker. Raises `StoreUnavailable`."""

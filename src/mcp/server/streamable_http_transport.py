@@ -22,6 +22,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from mcp._engine.seam import WireReceiveStream, WireSendStream
+from mcp.server.event_store import forget_session
 from mcp.server.streamable_http import (
     SESSION_ID_PATTERN,
     STANDALONE_STREAM_SUFFIX,
@@ -147,8 +148,9 @@ class _SessionOfOne(StreamableHTTPSessionManager):
     def _sweep(self) -> None:
         return None  # idleness is the transport's `idle_timeout`
 
-    def _terminate(self, session: _HttpSession) -> None:
+    def _terminate(self, session: _HttpSession, *, ended: bool = True) -> None:
         self._sessions.pop(session.id, None)
+        forget_session(self.event_store, session.id)
         self._transport._terminated = True  # pyright: ignore[reportPrivateUsage]
         session.close_get_stream()
         self.outbox.close()
