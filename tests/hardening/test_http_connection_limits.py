@@ -6,8 +6,9 @@ the server runs with 1 s timeouts and a 16 KiB head limit (`servers/http_limits_
 
 An answer the client never reads is dropped once it makes no progress for `send_timeout`, and what
 it held is freed while its session goes on; beyond `max_connections` (per process) and
-`max_connections_per_client` (per address) a new connection replaces the longest-idle one, or gets
-503 with `Retry-After` when every connection has a request in the app, with a warning in the log
+`max_connections_per_client` (per address) a new connection replaces the longest-idle one (else
+the one longest sending a body), or gets 503 with `Retry-After` when every connection has a request
+being answered, with a warning in the log
 (`servers/connections_server.py`, a stateful server; bounded waits on the clients' TCP state, never
 a clock)."""
 
@@ -382,11 +383,18 @@ def test_a_slow_reader_that_keeps_reading_gets_its_whole_answer(capped: Server) 
         assert data.count(b"x") >= 2 * 1024 * 1024
 
 
-def test_connections_beyond_the_cap_replace_the_longest_idle_and_every_client_is_served(capped: Server) -> None:
+@pytest.mark.parametrize("opening", [b"", post(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}')[:-20]],
+                         ids=["silent", "slow body"])
+def test_connections_beyond_the_cap_replace_the_longest_idle_and_every_client_is_served(
+        capped: Server, opening: bytes) -> None:
     """Was: one client holding 1,100 connections used the process's 1,024 files and made 97% of
-    other clients' calls fail, unlogged. Silent connections beyond the cap now take the place of the
-    longest-idle ones, so the server never holds more than the cap, and new clients are served."""
-    flood = [connect(capped.port) for _ in range(3 * CAP)]
+    other clients' calls fail, unlogged. Connections beyond the cap now take the place of those
+    longest idle (or longest sending a body: not yet served), so the server never holds more than
+    the cap, and new clients are served."""
+    flood: list[socket.socket] = []
+    for _ in range(3 * CAP):
+        flood.append(connect(capped.port))
+        flood[-1].sendall(opening)
     try:
         wait_until(lambda: open_count(flood) <= CAP, "the server to close the longest-idle connections")
         for number in range(5):
@@ -398,7 +406,7 @@ def test_connections_beyond_the_cap_replace_the_longest_idle_and_every_client_is
         for sock in flood:
             sock.close()
     assert "HTTP connection limit reached" in capped.log_text()
-    assert "idle connection(s) to make room for new ones" in capped.log_text()
+    assert "with no request being answered to make room for new ones" in capped.log_text()
 
 
 def test_when_every_connection_is_busy_a_new_one_gets_503_and_requests_in_flight_are_answered(capped: Server) -> None:

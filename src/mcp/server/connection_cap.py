@@ -5,9 +5,10 @@ Without a cap, one client opening connections until the process hits its open-fi
 server fail everyone else's calls, unlogged (accept() and every file open failed). With one, a new
 connection beyond the cap first takes the place of the connection that has been idle longest (one
 that has not finished sending a request head: silent, slow-head or kept-alive between requests; its
-client loses nothing, as after the keep-alive timeout); only when every connection has a request in
-the app (a call being answered, an SSE stream) is the newcomer refused, with a 503 and `Retry-After`.
-Requests in flight are never cut. Each kind of event (refused, evicted; overall or for one client)
+client loses nothing, as after the keep-alive timeout), else of the one that has been sending a
+request body longest (nothing of it is being answered yet); only when every connection has a
+request being answered (a call, an SSE stream) is the newcomer refused, with a 503 and
+`Retry-After`. Requests being answered are never cut. Each kind of event (refused, evicted; overall or for one client)
 is logged as a warning at once, then at most once per `WARN_INTERVAL` seconds with the count since
 its last line.
 
@@ -24,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Final, Protocol
 
-__all__ = ["WARN_INTERVAL", "ConnectionCap", "Evictable", "default_max_connections"]
+__all__ = ["BUSY", "IDLE", "SENDING", "WARN_INTERVAL", "ConnectionCap", "Evictable", "default_max_connections"]
 
 logger = logging.getLogger("mcp.server.http")
 
@@ -51,25 +52,23 @@ def default_max_connections() -> int:
 
 class Evictable(Protocol):
     def evict(self) -> None:
-        """Close this idle connection now, to make room for a new one."""
+        """Close this connection (it has no request being answered) now, to make room for a new one."""
         ...
 
 
-class ConnectionCap:
-    """The open connections of one server, each idle (evictable) or busy, and the admission rule of
-    the module docstring. `limit` / `per_client` of None: no cap of that kind."""
+IDLE, SENDING, BUSY = 0, 1, 2
+"""A connection's state: no request in the app (silent, slow head, kept alive between requests);
+a request whose body is still arriving (nothing answered yet); a request being answered."""
 
-    __slots__ = (
-        "_by_client",
-        "_client",
-        "_counts",
-        "_idle",
-        "_idle_by_client",
-        "_last_warning",
-        "limit",
-        "lingering",
-        "per_client",
-    )
+
+class ConnectionCap:
+    """The open connections of one server, each IDLE, SENDING or BUSY, and the admission rule of the
+    module docstring: an IDLE connection is closed first (longest idle first), then a SENDING one
+    (longest sending first: a request not yet complete is not yet being served); BUSY ones never.
+    `limit` / `per_client` of None: no cap of that kind."""
+
+    __slots__ = ("_by_client", "_client", "_counts", "_last_warning", "_queues", "_state", "limit", "lingering",
+                 "per_client")
 
     def __init__(self, limit: int | None, per_client: int | None = None) -> None:
         if limit is not None and limit <= 0:
@@ -80,10 +79,11 @@ class ConnectionCap:
         self.per_client = per_client
         self._client: dict[Evictable, Hashable | None] = {}
         """Every open connection, with its client address when `per_client` counts addresses."""
+        self._state: dict[Evictable, int] = {}
+        self._queues: dict[Hashable | None, tuple[OrderedDict[Evictable, None], OrderedDict[Evictable, None]]] = {
+            None: (OrderedDict(), OrderedDict())}
+        """The IDLE and SENDING connections, oldest first: overall (key None) and per client."""
         self._by_client: dict[Hashable, int] = {}
-        self._idle: OrderedDict[Evictable, None] = OrderedDict()
-        """Connections with no request in the app, longest idle first."""
-        self._idle_by_client: dict[Hashable, OrderedDict[Evictable, None]] = {}
         self._counts: dict[str, int] = {}
         """Events since the last warning of their kind: refused / evicted, overall or for one client."""
         self._last_warning: dict[str, float] = {}
@@ -96,71 +96,81 @@ class ConnectionCap:
     def open_for(self, client: Hashable | None) -> int:
         return self._by_client.get(client, 0) if client is not None else 0
 
+    def state(self, connection: Evictable) -> int | None:
+        return self._state.get(connection)
+
     def admit(self, connection: Evictable, client: Hashable | None) -> bool:
         """Whether `connection` (from `client`'s address; None if not counted per client) may stay
-        open, evicting the longest-idle connection (of that client, then overall) when it would
-        exceed a cap. Admitted connections start idle; `busy` / `idle` / `closed` follow them."""
+        open, closing another connection (of that client, then overall) when it would exceed a cap.
+        Admitted connections start IDLE; `moved` / `closed` follow them."""
         if client is not None and self.per_client is not None and self._by_client.get(client, 0) >= self.per_client:
-            if not self._evict(self._idle_by_client.get(client)):
+            if not self._evict(client):
                 self._note("refused_client", client)
                 return False
             self._note("evicted_client", client)
         if self.limit is not None and len(self._client) >= self.limit:
-            if not self._evict(self._idle):
+            if not self._evict(None):
                 self._note("refused", client)
                 return False
             self._note("evicted", client)
         if self.per_client is None:
             client = None
         self._client[connection] = client
-        self._idle[connection] = None
+        self._state[connection] = IDLE
+        self._queues[None][IDLE][connection] = None
         if client is not None:
             self._by_client[client] = self._by_client.get(client, 0) + 1
-            self._idle_by_client.setdefault(client, OrderedDict())[connection] = None
+            queues = self._queues.get(client)
+            if queues is None:
+                queues = self._queues[client] = (OrderedDict(), OrderedDict())
+            queues[IDLE][connection] = None
         return True
 
-    def busy(self, connection: Evictable) -> None:
-        """`connection` has a request in the app: never evicted until it is `idle` again."""
-        if connection in self._idle:
-            del self._idle[connection]
-            client = self._client[connection]
-            if client is not None:
-                self._idle_by_client[client].pop(connection, None)
-
-    def idle(self, connection: Evictable) -> None:
-        """`connection` has no request in the app (it is the most recently idle now)."""
-        if connection not in self._client:
+    def moved(self, connection: Evictable, state: int) -> None:
+        """`connection` is now in `state` (the newest of its queue)."""
+        old = self._state.get(connection)
+        if old is None or old == state:
             return
-        self._idle[connection] = None
-        self._idle.move_to_end(connection)
+        self._state[connection] = state
         client = self._client[connection]
-        if client is not None:
-            idle = self._idle_by_client[client]
-            idle[connection] = None
-            idle.move_to_end(connection)
+        for key in (None, client) if client is not None else (None,):
+            queues = self._queues[key]
+            if old != BUSY:
+                del queues[old][connection]
+            if state != BUSY:
+                queues[state][connection] = None
 
     def closed(self, connection: Evictable) -> None:
-        if connection not in self._client:
+        state = self._state.pop(connection, None)
+        if state is None:
             return
         client = self._client.pop(connection)
-        self._idle.pop(connection, None)
+        if state != BUSY:
+            del self._queues[None][state][connection]
+            if client is not None:
+                del self._queues[client][state][connection]
         if client is None:
             return
-        self._idle_by_client[client].pop(connection, None)
         left = self._by_client[client] - 1
         if left > 0:
             self._by_client[client] = left
         else:
             del self._by_client[client]
-            del self._idle_by_client[client]
+            del self._queues[client]
 
-    def _evict(self, idle: OrderedDict[Evictable, None] | None) -> bool:
-        if not idle:
+    def _evict(self, client: Hashable | None) -> bool:
+        """Close the longest-idle connection (of `client`, or overall for None), else the longest
+        sending; False if every one is busy."""
+        queues = self._queues.get(client)
+        if queues is None:
             return False
-        victim = next(iter(idle))
-        self.closed(victim)
-        victim.evict()
-        return True
+        for queue in queues:
+            if queue:
+                victim = next(iter(queue))
+                self.closed(victim)
+                victim.evict()
+                return True
+        return False
 
     def _note(self, event: str, client: Hashable | None) -> None:
         """Count one event; warn now if this kind's last warning is `WARN_INTERVAL` seconds old."""
@@ -176,8 +186,9 @@ class ConnectionCap:
         else:
             held = f"client {client} is at max_connections_per_client={self.per_client}"
         done = {"refused": "all busy: refused {} new connection(s) with 503",
-                "evicted": "closed {} idle connection(s) to make room for new ones",
+                "evicted": "closed {} connection(s) with no request being answered to make room for new ones",
                 "refused_client": "all busy: refused {} new connection(s) from it with 503",
-                "evicted_client": "closed {} of its idle connection(s) to make room for its new ones"}[event]
+                "evicted_client": "closed {} of its connection(s) with no request being answered to make room "
+                                  "for its new ones"}[event]
         logger.warning("HTTP connection limit reached: %s; %s since the last such warning. Raise the limit (and "
                        "the open-files limit, ulimit -n) if this is legitimate load", held, done.format(count))

@@ -25,7 +25,8 @@ by default, as uvicorn's own). Responses, SSE streams included, are never cut sh
 
 Per process, `max_connections` (and, optionally, `max_connections_per_client` per peer address)
 bounds the open connections (`mcp.server.connection_cap`): beyond it a new connection replaces
-the longest-idle one, or is refused with 503 when all are busy, and a warning is logged.
+the longest-idle one (else the one longest sending a request body), or is refused with 503 when
+every connection has a request being answered, and a warning is logged.
 
 Hosts that run uvicorn themselves get the same guard with `uvicorn.run(app, http=guarded_httptools())`
 (or `--http mcp.server.http_limits:GuardedHttpToolsProtocol` on the command line, default limits).
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT
-from mcp.server.connection_cap import ConnectionCap, default_max_connections
+from mcp.server.connection_cap import BUSY, IDLE, SENDING, ConnectionCap, default_max_connections
 
 if TYPE_CHECKING:
     import ipaddress
@@ -164,21 +165,22 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
         def on_headers_complete(self) -> None:
             self._mcp_in_head = False
             self._mcp_arm(body_timeout)
-            if self._mcp_cap is not None:
-                self._mcp_cap.busy(self)  # a request in the app: never evicted
+            if self._mcp_cap is not None:  # a pipelined request waits behind a response being written
+                self._mcp_cap.moved(self, SENDING if self._mcp_answered() else BUSY)
             self._mcp_super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             self._mcp_deadline = None
             self._mcp_between = True  # what comes next on the connection is the next request's head
             self._mcp_super().on_message_complete()
+            if self._mcp_cap is not None and not self._mcp_answered():  # being answered: never closed
+                self._mcp_cap.moved(self, BUSY)
 
         def on_response_complete(self) -> None:
             self._mcp_super().on_response_complete()
-            cycle = self.cycle
-            if cycle is None or cycle.response_complete:  # no pipelined request started
+            if self._mcp_answered():  # no pipelined request started
                 if self._mcp_cap is not None:
-                    self._mcp_cap.idle(self)
+                    self._mcp_cap.moved(self, IDLE)
                 if self.transport.get_write_buffer_size():
                     self._mcp_watch_send()  # nothing more will be written: the rest must drain
 
@@ -192,7 +194,7 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
                 return
             self._mcp_super().resume_writing()
             timer = self._mcp_send_timer
-            if timer is not None and self._mcp_streaming():
+            if timer is not None and not self._mcp_answered():
                 timer.cancel()  # the app writes freely again: the next pause re-arms the watchdog
                 self._mcp_send_timer = None
 
@@ -217,8 +219,8 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
             self._mcp_super().connection_lost(exc)
 
         def evict(self) -> None:
-            """Close this idle connection to make room (`ConnectionCap`): a client between requests
-            sees what it sees after the keep-alive timeout."""
+            """Close this connection to make room (`ConnectionCap`): a client between requests sees
+            what it sees after the keep-alive timeout; a request still being sent is never served."""
             transport = self.transport
             if transport is None or (transport.is_closing() and not transport.get_write_buffer_size()):
                 return
@@ -227,10 +229,10 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
             else:
                 transport.close()
 
-        def _mcp_streaming(self) -> bool:
-            """Whether a response is still being written (the app may write more)."""
+        def _mcp_answered(self) -> bool:
+            """Whether the connection's last request (if any) has had its whole response."""
             cycle = self.cycle
-            return cycle is not None and not cycle.response_complete
+            return cycle is None or cycle.response_complete
 
         def _mcp_watch_send(self) -> None:
             """Start (or restart) the send watchdog from the current unsent size."""
@@ -248,7 +250,7 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
             self._mcp_send_timer = None
             transport = self.transport
             unsent = transport.get_write_buffer_size()
-            if not unsent or (self._mcp_streaming() and not self.flow.write_paused):
+            if not unsent or (not self._mcp_answered() and not self.flow.write_paused):
                 return
             if unsent < self._mcp_unsent:  # progress
                 self._mcp_watch_send()
