@@ -91,6 +91,7 @@ LAYERS: dict[str, int] = {
     "mcp.server.transport_security": L4,
     "mcp.server._host_check": L4,
     "mcp.server.http_limits": L4,
+    "mcp.server.connection_cap": L4,
     "mcp.server.param_headers": L4,  # the Streamable HTTP server's Mcp-Param-* check
     "mcp.server.event_store": L4,
     "mcp.server.session_store": L4,

@@ -13,8 +13,20 @@ descriptors. `HttpLimits` closes those gaps per connection:
   disconnected; the handler sees the disconnect).
 
 Between requests uvicorn's keep-alive timeout closes idle connections (`keep_alive_timeout`, 5 s
-by default, as uvicorn's own). Responses, SSE streams included, are never cut short: the timers
-stop once a request has been read.
+by default, as uvicorn's own). Responses, SSE streams included, are never cut short by these timers
+(they stop once a request has been read), only by the send timeout:
+
+- an answer (a response or an SSE event) the client does not read is held at most `send_timeout`
+  seconds without progress: while writes wait for the client (uvicorn's write buffer is over its
+  high-water mark) or once the response is complete with bytes still unsent, a period of
+  `send_timeout` in which the unsent bytes do not shrink drops the connection, which frees them
+  (the handler sees a disconnect; its session and other requests go on). Was: held forever, and
+  closing such a connection waited forever for the buffer to flush.
+
+Per process, `max_connections` (and, optionally, `max_connections_per_client` per peer address)
+bounds the open connections (`mcp.server.connection_cap`): beyond it a new connection replaces
+the longest-idle one (else the one longest sending a request body), or is refused with 503 when
+every connection has a request being answered, and a warning is logged.
 
 Hosts that run uvicorn themselves get the same guard with `uvicorn.run(app, http=guarded_httptools())`
 (or `--http mcp.server.http_limits:GuardedHttpToolsProtocol` on the command line, default limits).
@@ -29,11 +41,15 @@ workers (`client_digest` names the client there).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import struct
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT
+from mcp.server.connection_cap import BUSY, IDLE, SENDING, ConnectionCap, default_max_connections
 
 if TYPE_CHECKING:
     import ipaddress
@@ -43,6 +59,13 @@ __all__ = ["DEFAULT_HTTP_LIMITS", "DEFAULT_SESSIONS_PER_CLIENT", "HttpLimits", "
 
 _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
                    b"content-length: 32\r\nconnection: close\r\n\r\nRequest header fields too large\n")
+_TOO_MANY_CONNECTIONS = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                         b"retry-after: 1\r\ncontent-length: 21\r\nconnection: close\r\n\r\nToo many connections\n")
+_LINGER: Final = 1.0
+"""Seconds a refused connection stays half-open while its client reads the 503 (closing at once,
+with the client's request unread, would reset the connection and could lose the answer)."""
+_MAX_LINGERING: Final = 64
+"""Refused connections allowed to linger at once; beyond, they are closed right after the 503."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +77,12 @@ class HttpLimits:
     body_timeout: float | None = 60.0
     keep_alive_timeout: float = 5.0
     """Seconds an idle kept-alive connection is held between requests (uvicorn's `timeout_keep_alive`)."""
+    send_timeout: float | None = 60.0
+    """Seconds an answer the client is not reading may make no progress before the connection is dropped."""
+    max_connections: int | None = field(default_factory=default_max_connections)
+    """Open connections per server (3/4 of the open-files limit when the limits are made)."""
+    max_connections_per_client: int | None = None
+    """Open connections per peer address (off by default: behind a proxy every client shares one)."""
 
 
 DEFAULT_HTTP_LIMITS = HttpLimits()
@@ -61,15 +90,22 @@ DEFAULT_HTTP_LIMITS = HttpLimits()
 
 def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLimits) -> type[asyncio.BaseProtocol]:
     """`protocol_class` (uvicorn's httptools protocol) with `limits` enforced. Another protocol
-    (h11, which bounds its head itself) is returned unchanged."""
+    (h11, which bounds its head itself) is returned unchanged. The connection caps count the
+    connections of every server using the returned class."""
     if not hasattr(protocol_class, "on_headers_complete"):
         return protocol_class
     max_head = limits.max_header_size
     head_timeout = limits.header_timeout
     body_timeout = limits.body_timeout
+    send_timeout = limits.send_timeout
+    per_client = limits.max_connections_per_client
+    capped = limits.max_connections is not None or per_client is not None
     base: Any = protocol_class
 
     class Guarded(base):
+        _mcp_cap = ConnectionCap(limits.max_connections, per_client) if capped else None
+        _mcp_refused: asyncio.Transport | None = None
+        """Set on a connection refused by the cap: uvicorn never sees it."""
         _mcp_in_head = True
         _mcp_between = False
         """A request has ended: the next read starts the next request's head."""
@@ -79,15 +115,33 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
         _mcp_timer: asyncio.TimerHandle | None = None
         """One timer per connection, re-armed only when it fires early: moving the deadline per
         request costs a clock read, not a timer (the hot path sees three phase changes a call)."""
+        _mcp_send_timer: asyncio.TimerHandle | None = None
+        """The send watchdog, armed only while an answer waits for the client (see `_mcp_watch_send`)."""
+        _mcp_unsent = 0
+        """Unsent bytes when the send watchdog last looked."""
 
         def _mcp_super(self) -> Any:
             return super()
 
         def connection_made(self, transport: Any) -> None:
+            cap = self._mcp_cap
+            if cap is not None:
+                client: str | None = None
+                if per_client is not None:
+                    peer: Any = transport.get_extra_info("peername")
+                    host: Any = peer
+                    if isinstance(peer, tuple):  # (host, port, ...); a unix socket's peer is a path
+                        host = cast("tuple[Any, ...]", peer)[0]
+                    client = str(host) if host else None
+                if not cap.admit(self, client):
+                    self._mcp_refuse_connection(transport, cap)
+                    return
             self._mcp_super().connection_made(transport)
             self._mcp_arm(head_timeout)
 
         def data_received(self, data: bytes) -> None:
+            if self._mcp_refused is not None:
+                return  # the request of a refused connection: read and dropped while the 503 goes out
             used = 0 if self._mcp_between else self._mcp_head_bytes
             if (self._mcp_in_head or self._mcp_between) and max_head is not None and used + len(data) > max_head:
                 # Judged before parsing: a whole oversized head may come in one read, and once
@@ -113,19 +167,107 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
         def on_headers_complete(self) -> None:
             self._mcp_in_head = False
             self._mcp_arm(body_timeout)
+            if self._mcp_cap is not None:  # a pipelined request waits behind a response being written
+                self._mcp_cap.moved(self, SENDING if self._mcp_answered() else BUSY)
             self._mcp_super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             self._mcp_deadline = None
             self._mcp_between = True  # what comes next on the connection is the next request's head
             self._mcp_super().on_message_complete()
+            if self._mcp_cap is not None and not self._mcp_answered():  # being answered: never closed
+                self._mcp_cap.moved(self, BUSY)
+
+        def on_response_complete(self) -> None:
+            self._mcp_super().on_response_complete()
+            if self._mcp_answered():  # no pipelined request started
+                if self._mcp_cap is not None:
+                    self._mcp_cap.moved(self, IDLE)
+                if self.transport.get_write_buffer_size():
+                    self._mcp_watch_send()  # nothing more will be written: the rest must drain
+
+        def pause_writing(self) -> None:
+            if self._mcp_refused is None:
+                self._mcp_super().pause_writing()
+                self._mcp_watch_send()
+
+        def resume_writing(self) -> None:
+            if self._mcp_refused is not None:
+                return
+            self._mcp_super().resume_writing()
+            timer = self._mcp_send_timer
+            if timer is not None and not self._mcp_answered():
+                timer.cancel()  # the app writes freely again: the next pause re-arms the watchdog
+                self._mcp_send_timer = None
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if self._mcp_send_timer is not None:
+                self._mcp_send_timer.cancel()
+                self._mcp_send_timer = None
+            cap = self._mcp_cap
+            if self._mcp_refused is not None:
+                if self._mcp_timer is not None:  # the linger timer
+                    self._mcp_timer.cancel()
+                    self._mcp_timer = None
+                    if cap is not None:
+                        cap.lingering -= 1
+                return
+            if cap is not None:
+                cap.closed(self)
             self._mcp_deadline = None
             if self._mcp_timer is not None:
                 self._mcp_timer.cancel()
                 self._mcp_timer = None
             self._mcp_super().connection_lost(exc)
+
+        def evict(self) -> None:
+            """Close this connection to make room (`ConnectionCap`): a client between requests sees
+            what it sees after the keep-alive timeout; a request still being sent is never served."""
+            transport = self.transport
+            if transport is None or (transport.is_closing() and not transport.get_write_buffer_size()):
+                return
+            if transport.get_write_buffer_size():
+                _reset(transport)  # an unread answer would hold the close forever
+            else:
+                transport.close()
+
+        def _mcp_answered(self) -> bool:
+            """Whether the connection's last request (if any) has had its whole response."""
+            cycle = self.cycle
+            return cycle is None or cycle.response_complete
+
+        def _mcp_watch_send(self) -> None:
+            """Start (or restart) the send watchdog from the current unsent size."""
+            if send_timeout is None:
+                return
+            self._mcp_unsent = self.transport.get_write_buffer_size()
+            if self._mcp_send_timer is not None:
+                self._mcp_send_timer.cancel()
+            self._mcp_send_timer = asyncio.get_running_loop().call_later(send_timeout, self._mcp_check_send)
+
+        def _mcp_check_send(self) -> None:
+            """`send_timeout` has passed since the watchdog last looked: drop the connection if the
+            unsent bytes did not shrink. While a response is being written and writes are not held
+            back, nothing is judged (the app may be writing as fast as the client reads)."""
+            self._mcp_send_timer = None
+            transport = self.transport
+            unsent = transport.get_write_buffer_size()
+            if not unsent or (not self._mcp_answered() and not self.flow.write_paused):
+                return
+            if unsent < self._mcp_unsent:  # progress
+                self._mcp_watch_send()
+                return
+            _reset(transport)  # frees the unsent bytes; the handler sees the disconnect
+
+        def _mcp_refuse_connection(self, transport: Any, cap: ConnectionCap) -> None:
+            self._mcp_refused = transport
+            transport.write(_TOO_MANY_CONNECTIONS)
+            if cap.lingering < _MAX_LINGERING and transport.can_write_eof():
+                transport.write_eof()  # the client reads the 503 and closes; its request is read and dropped
+                cap.lingering += 1
+                self._mcp_timer = asyncio.get_running_loop().call_later(_LINGER, transport.abort)
+            else:
+                transport.close()
 
         def _mcp_arm(self, seconds: float | None) -> None:
             if seconds is None:
@@ -165,13 +307,24 @@ def guarded_protocol(protocol_class: type[asyncio.BaseProtocol], limits: HttpLim
     return Guarded
 
 
-def guarded_httptools(limits: HttpLimits = DEFAULT_HTTP_LIMITS) -> type[asyncio.BaseProtocol]:
-    """uvicorn's httptools protocol with `limits`, for hosts that run uvicorn themselves:
-    `uvicorn.run(app, http=guarded_httptools(HttpLimits(max_header_size=...)))`. The keep-alive
-    timeout stays uvicorn's own setting there (`timeout_keep_alive=`)."""
+def _reset(transport: Any) -> None:
+    """Drop a connection whose client reads nothing: closed with a reset, so that neither our write
+    buffer nor the kernel's (a plain close would queue its FIN behind the unsent bytes, and the
+    kernel would keep those until the client read them) holds the answer."""
+    sock: Any = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError, AttributeError, TypeError):  # not a TCP socket: the abort alone
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()
+
+
+def guarded_httptools(limits: HttpLimits | None = None) -> type[asyncio.BaseProtocol]:
+    """uvicorn's httptools protocol with `limits` (default: `HttpLimits()`, made now), for hosts
+    that run uvicorn themselves: `uvicorn.run(app, http=guarded_httptools(HttpLimits(max_header_size=...)))`.
+    The keep-alive timeout stays uvicorn's own setting there (`timeout_keep_alive=`)."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-    return guarded_protocol(HttpToolsProtocol, limits)
+    return guarded_protocol(HttpToolsProtocol, HttpLimits() if limits is None else limits)
 
 
 def __getattr__(name: str) -> Any:

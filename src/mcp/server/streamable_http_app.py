@@ -133,16 +133,17 @@ def _app_class() -> Any:
     return _app_class_cache
 
 
-_LIMIT_OPTIONS = frozenset({"max_header_size", "header_timeout", "body_timeout", "keep_alive_timeout"})
+_LIMIT_OPTIONS = frozenset({"max_header_size", "header_timeout", "body_timeout", "keep_alive_timeout", "send_timeout",
+                            "max_connections", "max_connections_per_client"})
 """`run()` options for the connection limits (`mcp.server.http_limits.HttpLimits`)."""
 
 
 def _limits(options: dict[str, Any]) -> Any:
-    """Take the connection-limit options out of `options`, as an `HttpLimits`."""
-    from mcp.server.http_limits import DEFAULT_HTTP_LIMITS, HttpLimits
+    """Take the connection-limit options out of `options`, as an `HttpLimits` (the defaults made
+    now: `max_connections` follows the open-files limit at the time `run()` is called)."""
+    from mcp.server.http_limits import HttpLimits
 
-    given = {name: options.pop(name) for name in _LIMIT_OPTIONS & set(options)}
-    return HttpLimits(**{**{name: getattr(DEFAULT_HTTP_LIMITS, name) for name in _LIMIT_OPTIONS}, **given})
+    return HttpLimits(**{name: options.pop(name) for name in _LIMIT_OPTIONS & set(options)})
 
 
 async def serve(server: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info",
@@ -184,12 +185,12 @@ def uvicorn_config(app: Any, *, host: str, port: int, log_level: str, access_log
 async def _uvicorn(config: Any, limits: Any = None) -> None:
     import uvicorn
 
-    from mcp.server.http_limits import DEFAULT_HTTP_LIMITS, guarded_protocol
+    from mcp.server.http_limits import HttpLimits, guarded_protocol
 
     if not config.loaded:
         config.load()
     config.http_protocol_class = guarded_protocol(chunked_reads(config.http_protocol_class),
-                                                  DEFAULT_HTTP_LIMITS if limits is None else limits)
+                                                  HttpLimits() if limits is None else limits)
     await uvicorn.Server(config).serve()
 
 
