@@ -39,7 +39,7 @@ from mcp._engine.seam import WireReader, WireWriter, wire_reader, wire_writer
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
 from mcp.shared import _stream_protocols
-from mcp.shared._request_clock import request_clock
+from mcp.shared._request_clock import RequestClock, request_clock
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, REQUEST_TIMEOUT
@@ -152,13 +152,14 @@ _SHIELD_RETRY = 0.01
 
 
 class _Pending:
-    __slots__ = ("event", "method", "raised", "response")
+    __slots__ = ("clock", "event", "method", "raised", "response")
 
     def __init__(self, method: str) -> None:
         self.event = anyio.Event()
         self.method = method
         self.response: dict[str, Any] | None = None
         self.raised: BaseException | None = None
+        self.clock: RequestClock | None = None
 
 
 class RaisedException:
@@ -303,7 +304,8 @@ class Peer:
             await self.send(request, metadata)
             try:
                 # the clock stops while the request's auth flow waits on a person (an OAuth login)
-                with request_clock(timeout, request) as scope:
+                with request_clock(timeout, request) as clock:
+                    pending.clock = clock
                     await pending.event.wait()
             except anyio.get_cancelled_exc_class():
                 if (pending.response is None and not self.closed.is_set() and method != "initialize"
@@ -312,7 +314,7 @@ class Peer:
                         await self.send_notification("notifications/cancelled",
                                                      {"requestId": request_id, "reason": "caller cancelled"}, metadata)
                 raise
-            if scope.cancelled_caught:
+            if clock.timed_out:
                 if method == "initialize" or _resumable(metadata):  # the spec forbids cancelling the handshake
                     raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
                 await self.send_notification(
@@ -404,6 +406,24 @@ class Peer:
     def close(self) -> None:
         """Fail every pending outgoing request (the transport is gone)."""
         self._close()
+
+    def restart_timeout(self, request_id: Any) -> None:
+        """Give the outgoing request `request_id`, if it still awaits its answer, its whole timeout
+        again from now (its owner heard the peer is working on it, e.g. a progress report)."""
+        pending = self._pending.get(request_id)
+        if pending is not None and pending.clock is not None:
+            pending.clock.restart()
+
+    def fail_pending(self, request_id: Any, code: int, message: str) -> bool:
+        """Answer the outgoing request `request_id` with this error, as if the peer had sent it
+        (an answer its owner could not parse but could tell the id of). False when no such request
+        awaits an answer."""
+        pending = self._pending.get(request_id) if type(request_id) in _ID_TYPES else None
+        if pending is None or pending.event.is_set():
+            return False
+        pending.response = m.error_response(request_id, code, message)
+        pending.event.set()
+        return True
 
     def close_output(self) -> None:
         """Close the write stream: nothing more will be sent (idempotent). A client session does

@@ -16,6 +16,7 @@ from mcp._engine.peer import Peer
 from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
 from mcp.client.handshake import ClientHandshake, model_types
+from mcp.client.request_timeout import resolve
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
 from mcp.types.version import LOG_LEVEL_META_KEY
@@ -30,6 +31,7 @@ class ClientOutgoing(ClientHandshake):
 
     _log_level: str | None
     _progress: dict[Any, ProgressCallback]
+    _restart_on_progress: set[Any]
     _progress_tokens: Iterator[int]
     _tool_output_schemas: dict[str, Any]
     _validators: dict[str, tuple[Any, Callable[[Any], str | None]]]
@@ -39,6 +41,7 @@ class ClientOutgoing(ClientHandshake):
     async def send_request_raw(self, method: str, params: dict[str, Any] | None, *, timeout: float | None = None,
                                progress_callback: ProgressCallback | None = None,
                                metadata: Any = None) -> dict[str, Any]:
+        timeout, restartable = resolve(timeout, self.read_timeout_seconds, self.default_request_timeout_seconds)
         modern = self._modern_meta
         if modern is not None or progress_callback is not None:
             params = dict(params) if params else {}
@@ -53,19 +56,21 @@ class ClientOutgoing(ClientHandshake):
                 peer = self.peer
                 if isinstance(peer, Peer):
                     token = request_id = peer.next_request_id()
+                    if restartable:  # a default timeout bounds silence: each progress report restarts it
+                        self._restart_on_progress.add(token)
                 else:
                     token = next(self._progress_tokens)
                 meta["progressToken"] = token
                 self._progress[token] = progress_callback
             params["_meta"] = meta
             try:
-                return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds,
-                                                    metadata=metadata, request_id=request_id)
+                return await self.peer.send_request(method, params, timeout=timeout, metadata=metadata,
+                                                    request_id=request_id)
             finally:
                 if token is not None:
                     self._progress.pop(token, None)
-        return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds,
-                                            metadata=metadata)
+                    self._restart_on_progress.discard(token)
+        return await self.peer.send_request(method, params, timeout=timeout, metadata=metadata)
 
     async def send_request(self, request: Any, result_type: Any, request_read_timeout_seconds: float | None = None,
                            metadata: Any = None, progress_callback: ProgressCallback | None = None) -> Any:
