@@ -100,7 +100,9 @@ STDIO_SERVER = textwrap.dedent('''
 HTTP_SERVER = textwrap.dedent('''
     """A hostile Streamable HTTP server, raw ASGI under uvicorn: it answers `tools/call` with a
     response nested too deep to parse, as an SSE event on a stream it then keeps open (argv[1]
-    "sse") or as a JSON body ("json"). It prints its port, then serves until terminated."""
+    "sse") or as a JSON body ("json"), or `initialize` with version "1999-01-01" ("old-version").
+    Each request it gets is a line of the file argv[2]: HTTP method, JSON-RPC method, version
+    header. It prints its port, then serves until terminated."""
     import json
     import socket
     import sys
@@ -108,7 +110,7 @@ HTTP_SERVER = textwrap.dedent('''
     import anyio
     import uvicorn
 
-    MODE = sys.argv[1]
+    MODE, RECORD = sys.argv[1], sys.argv[2]
     DEEP = "[" * DEPTH + "]" * DEPTH
 
 
@@ -120,6 +122,11 @@ HTTP_SERVER = textwrap.dedent('''
             event = await receive()
             body += event.get("body", b"")
             more = event.get("more_body", False)
+        headers = dict(scope["headers"])
+        with open(RECORD, "a") as record:
+            method = json.loads(body).get("method", "<response>") if body else "-"
+            version = headers.get(b"mcp-protocol-version", b"-").decode()
+            record.write(" ".join([scope["method"], method, version]) + "\\n")
         if scope["method"] != "POST":
             await send({"type": "http.response.start", "status": 405, "headers": []})
             await send({"type": "http.response.body", "body": b""})
@@ -131,7 +138,8 @@ HTTP_SERVER = textwrap.dedent('''
             await send({"type": "http.response.body", "body": b""})
             return
         if method == "initialize":
-            result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+            version = "1999-01-01" if MODE == "old-version" else message["params"]["protocolVersion"]
+            result = {"protocolVersion": version, "capabilities": {"tools": {}},
                       "serverInfo": {"name": "hostile", "version": "1"}}
             text = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
         elif method == "tools/call":
@@ -181,16 +189,19 @@ def received(record: Path) -> list[str]:
 
 
 @contextmanager
-def http_server(tmp_path: Path, mode: str) -> Iterator[str]:
-    """Run the hostile HTTP server as a subprocess; yields its URL; stops it."""
+def http_server(tmp_path: Path, mode: str) -> Iterator[tuple[str, Path]]:
+    """Run the hostile HTTP server as a subprocess; yields its URL and the file it records the
+    requests it got in; stops it."""
     script = tmp_path / "hostile_http_server.py"
     script.write_text(HTTP_SERVER)
-    process = subprocess.Popen([sys.executable, str(script), mode], stdout=subprocess.PIPE, text=True)
+    record = tmp_path / f"{mode}.http.record"
+    record.touch()
+    process = subprocess.Popen([sys.executable, str(script), mode, str(record)], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         port = process.stdout.readline().strip()  # printed before serving: no wait on a clock
         assert port.isdigit(), "the hostile HTTP server did not start"
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", record
     finally:
         process.terminate()
         try:
@@ -326,7 +337,7 @@ async def test_an_unparsable_answer_over_stdio_fails_its_request_at_once(stdio_s
 async def test_an_unparsable_answer_over_http_fails_its_request_at_once(tmp_path: Path, mode: str, text: str) -> None:
     """Was (SSE): the event was dropped and the call waited on the stream the server keeps open. Now
     the request fails as officially (PARSE_ERROR and its text), and the connection goes on."""
-    with http_server(tmp_path, mode) as url, anyio.fail_after(GUARD):
+    with http_server(tmp_path, mode) as (url, _), anyio.fail_after(GUARD):
         async with Client(url, mode="legacy", default_request_timeout_seconds=None) as client:
             with pytest.raises(MCPError) as raised:
                 await client.call_tool("anything", {})
@@ -387,3 +398,17 @@ async def test_a_session_that_refuses_the_version_closes_its_connection(stdio_se
                 await session.send_ping()
     assert (after.value.code, after.value.message) == (CONNECTION_CLOSED, "Connection closed")
     assert received(record) == ["initialize", "EOF"]
+
+
+@pytest.mark.anyio
+async def test_an_http_server_speaking_an_unknown_version_is_refused_and_never_told_it_back(tmp_path: Path) -> None:
+    """Over Streamable HTTP too: the official error, no `notifications/initialized`, and the
+    session's end (DELETE) does not carry "1999-01-01" as the negotiated version."""
+    with http_server(tmp_path, "old-version") as (url, record):
+        with anyio.fail_after(GUARD), pytest.raises(RuntimeError) as raised:
+            async with Client(url, mode="legacy"):
+                pass  # pragma: no cover - never entered
+        requests = record.read_text().splitlines()
+    assert str(raised.value) == "Unsupported protocol version from the server: 1999-01-01"
+    assert requests[0] == "POST initialize -"
+    assert all("notifications/initialized" not in line and "1999-01-01" not in line for line in requests[1:])
