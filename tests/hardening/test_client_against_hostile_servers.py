@@ -59,6 +59,24 @@ STDIO_SERVER = textwrap.dedent('''
 
     MODE, RECORD = sys.argv[1], sys.argv[2]
     DEEP = "[" * DEPTH + "]" * DEPTH
+    STATE = {}
+
+
+    def called():
+        """Set once `tools/call` came (made on first use: it belongs to the server's event loop)."""
+        return STATE.setdefault("called", anyio.Event())
+
+
+    async def open_stream(send):
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+
+
+    async def hold_open(receive, send):
+        """Keep the stream open: only the client can end the wait (or 30 s)."""
+        with anyio.move_on_after(30):
+            while (await receive())["type"] != "http.disconnect":
+                pass
+        await send({"type": "http.response.body", "body": b""})
 
 
     def send(text):
@@ -100,7 +118,8 @@ STDIO_SERVER = textwrap.dedent('''
 HTTP_SERVER = textwrap.dedent('''
     """A hostile Streamable HTTP server, raw ASGI under uvicorn: it answers `tools/call` with a
     response nested too deep to parse, as an SSE event on a stream it then keeps open (argv[1]
-    "sse") or as a JSON body ("json"), or `initialize` with version "1999-01-01" ("old-version").
+    "sse"), as a JSON body ("json"), or on the standalone GET stream while the call's own stream
+    stays open and silent ("get-stream"); or `initialize` with version "1999-01-01" ("old-version").
     Each request it gets is a line of the file argv[2]: HTTP method, JSON-RPC method, version
     header. It prints its port, then serves until terminated."""
     import json
@@ -112,6 +131,24 @@ HTTP_SERVER = textwrap.dedent('''
 
     MODE, RECORD = sys.argv[1], sys.argv[2]
     DEEP = "[" * DEPTH + "]" * DEPTH
+    STATE = {}
+
+
+    def called():
+        """Set once `tools/call` came (made on first use: it belongs to the server's event loop)."""
+        return STATE.setdefault("called", anyio.Event())
+
+
+    async def open_stream(send):
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+
+
+    async def hold_open(receive, send):
+        """Keep the stream open: only the client can end the wait (or 30 s)."""
+        with anyio.move_on_after(30):
+            while (await receive())["type"] != "http.disconnect":
+                pass
+        await send({"type": "http.response.body", "body": b""})
 
 
     async def app(scope, receive, send):
@@ -127,6 +164,15 @@ HTTP_SERVER = textwrap.dedent('''
             method = json.loads(body).get("method", "<response>") if body else "-"
             version = headers.get(b"mcp-protocol-version", b"-").decode()
             record.write(" ".join([scope["method"], method, version]) + "\\n")
+        if scope["method"] == "GET" and MODE == "get-stream":  # the answer comes here, unparsable
+            await open_stream(send)
+            with anyio.move_on_after(30):
+                await called().wait()
+                text = '{"jsonrpc":"2.0","result":{"content":%s},"id":%s}' % (DEEP, json.dumps(STATE["id"]))
+                await send({"type": "http.response.body", "more_body": True,
+                            "body": ("event: message\\ndata: " + text + "\\n\\n").encode()})
+            await hold_open(receive, send)
+            return
         if scope["method"] != "POST":
             await send({"type": "http.response.start", "status": 405, "headers": []})
             await send({"type": "http.response.body", "body": b""})
@@ -147,14 +193,16 @@ HTTP_SERVER = textwrap.dedent('''
         else:
             text = json.dumps({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "no"}})
         if method == "tools/call" and MODE == "sse":
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"content-type", b"text/event-stream")]})
+            await open_stream(send)
             await send({"type": "http.response.body", "body": ("event: message\\ndata: " + text + "\\n\\n").encode(),
                         "more_body": True})
-            with anyio.move_on_after(30):  # the stream stays open: only the client can end the wait
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-            await send({"type": "http.response.body", "body": b""})
+            await hold_open(receive, send)
+            return
+        if method == "tools/call" and MODE == "get-stream":  # no answer here: it goes to the GET stream
+            STATE["id"] = request_id
+            called().set()
+            await open_stream(send)
+            await hold_open(receive, send)
             return
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"application/json"), (b"mcp-session-id", b"s1")]})
@@ -363,6 +411,25 @@ def test_the_id_of_an_answer_is_salvaged_wherever_it_stands(before: dict[str, An
     text = json.dumps({**before, "id": request_id, **after})
     assert salvage_id(text) == request_id
     assert salvage_id(json.dumps({"outer": {"id": request_id}})) is None
+
+
+@pytest.mark.anyio
+async def test_an_unparsable_answer_on_the_standalone_stream_fails_the_request_it_names(tmp_path: Path) -> None:
+    """The event goes to `message_handler`, as officially, and the session reads the id from it: the
+    call fails at once instead of waiting on its own stream, which the server keeps open and silent."""
+    seen: list[Any] = []
+
+    async def message_handler(message: Any) -> None:
+        seen.append(message)
+
+    with http_server(tmp_path, "get-stream") as (url, _), anyio.fail_after(GUARD):
+        async with Client(url, mode="legacy", default_request_timeout_seconds=None,
+                          message_handler=message_handler) as client:
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("anything", {})
+    assert (raised.value.code, raised.value.message) == (
+        PARSE_ERROR, "Failed to parse the server's response: Parse error: nesting too deep")
+    assert [str(item) for item in seen if isinstance(item, Exception)] == ["Parse error: nesting too deep"]
 
 
 # -- item 13: an unsupported protocol version ------------------------------------------------------
