@@ -60,7 +60,7 @@ class Client:
     raise_exceptions: bool = False
     """In process: let a handler's exception propagate instead of answering with an error."""
     read_timeout_seconds: float | None = None
-    """How long a request waits for its answer (None: no limit)."""
+    """How long a request waits for its answer (None: not set, `default_request_timeout_seconds` applies)."""
     sampling_callback: SamplingFnT | None = None
     sampling_capabilities: SamplingCapability | None = None
     """Sampling sub-capabilities declared with `sampling_callback` (no effect without it)."""
