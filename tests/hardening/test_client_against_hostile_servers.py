@@ -24,6 +24,7 @@ import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import BaseModel
 from trio.testing import MockClock
 
 from mcp import Client, MCPError, StdioServerParameters
@@ -33,6 +34,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.types import ElicitResult
 from mcp.types.jsonrpc import CONNECTION_CLOSED, PARSE_ERROR, REQUEST_TIMEOUT
 from mcp.types.version import HANDSHAKE_VERSIONS
 
@@ -352,6 +354,40 @@ async def test_progress_restarts_the_default_timeout_but_silence_still_ends_the_
             await client.call_tool("crunch", {})
         assert raised.value.code == REQUEST_TIMEOUT
         assert anyio.current_time() - started == DEFAULT_REQUEST_TIMEOUT_SECONDS
+
+
+@IN_PROCESS_VIRTUAL_CLOCK
+@pytest.mark.anyio
+async def test_the_default_timeout_stops_while_a_person_answers_the_server() -> None:
+    """A tool that asks the user (elicitation) waits on a person, as an OAuth login does: the hour
+    they take is not the server's silence. The clock goes on afterwards with what was left."""
+    server = MCPServer("asks")
+
+    class Name(BaseModel):
+        name: str
+
+    @server.tool()
+    async def ask(ctx: Context, then_hang: bool = False) -> str:
+        answer = await ctx.elicit("Your name?", Name)
+        if then_hang:
+            await anyio.sleep_forever()
+        return answer.data.name
+
+    async def person(context: Any, params: Any) -> ElicitResult:
+        await anyio.sleep(3600)
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with Client(server, mode="legacy", elicitation_callback=person) as client:
+        started = anyio.current_time()
+        result = await client.call_tool("ask", {})
+        assert result.content[0].text == "Ada"
+        assert anyio.current_time() - started == 3600
+
+        started = anyio.current_time()
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("ask", {"then_hang": True})
+        assert raised.value.code == REQUEST_TIMEOUT
+        assert anyio.current_time() - started == 3600 + DEFAULT_REQUEST_TIMEOUT_SECONDS
 
 
 # -- item 10: an answer that cannot be parsed ------------------------------------------------------

@@ -407,12 +407,11 @@ class Peer:
         """Fail every pending outgoing request (the transport is gone)."""
         self._close()
 
-    def restart_timeout(self, request_id: Any) -> None:
-        """Give the outgoing request `request_id`, if it still awaits its answer, its whole timeout
-        again from now (its owner heard the peer is working on it, e.g. a progress report)."""
+    def clock(self, request_id: Any) -> RequestClock | None:
+        """The clock of the outgoing request `request_id` while it awaits its answer: its owner may
+        restart it (the peer showed it is working on it) or stop it (the wait is on us)."""
         pending = self._pending.get(request_id)
-        if pending is not None and pending.clock is not None:
-            pending.clock.restart()
+        return pending.clock if pending is not None else None
 
     def fail_pending(self, request_id: Any, code: int, message: str) -> bool:
         """Answer the outgoing request `request_id` with this error, as if the peer had sent it

@@ -44,7 +44,7 @@ class ClientIncoming(ClientHandshake):
     _logging: LoggingFnT | None
     _message_handler: MessageHandlerFnT | None
     _progress: dict[Any, ProgressCallback]
-    _restart_on_progress: set[Any]
+    _on_default_clock: set[Any]
     _subscriptions: dict[str, Any]
     _deliveries: collections.deque[tuple[Callable[[Any], Awaitable[None]], Any]]
     _delivering: bool
@@ -82,6 +82,13 @@ class ClientIncoming(ClientHandshake):
         request_id = message["id"]
         method = message["method"]
         params: dict[str, Any] = message.get("params") or {}
+        peer = self.peer
+        assert isinstance(peer, Peer)  # a dispatcher answers requests itself
+        # While our callback works (a person, a model), the server is waiting on us: the default
+        # timeouts of our own requests, which bound the server's silence, stop meanwhile.
+        stopped = [clock for clock in map(peer.clock, list(self._on_default_clock)) if clock is not None]
+        for clock in stopped:
+            clock.stop()
         try:
             result = await self._answer(method, params, request_id)
             response = m.result_response(request_id, result)
@@ -90,8 +97,9 @@ class ClientIncoming(ClientHandshake):
         except Exception as exc:
             logger.exception("client callback for %s failed", method)
             response = m.error_response(request_id, -32603, f"Client error: {exc}")
-        peer = self.peer
-        assert isinstance(peer, Peer)  # a dispatcher answers requests itself
+        finally:
+            for clock in stopped:
+                clock.go()
         await peer.send(response, answers=method)
 
     async def _answer(self, method: str, params: dict[str, Any], request_id: Any) -> dict[str, Any]:
@@ -142,8 +150,10 @@ class ClientIncoming(ClientHandshake):
             token = params.get("progressToken")
             callback = self._progress.get(token)
             if callback is not None:
-                if token in self._restart_on_progress:  # the server is working on it: silence restarts
-                    cast("Peer", self.peer).restart_timeout(token)
+                if token in self._on_default_clock:  # the server is working on it: its silence restarts
+                    clock = cast("Peer", self.peer).clock(token)
+                    if clock is not None:
+                        clock.restart()
                 # Off the receive loop (in order, with the other deliveries): a slow callback must
                 # not hold up the result.
                 update = (params.get("progress", 0), params.get("total"), params.get("message"))

@@ -128,8 +128,10 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         self._server_info: Any = None
         self._modern_meta: dict[str, Any] | None = None
         self._progress: dict[Any, ProgressCallback] = {}
-        self._restart_on_progress: set[Any] = set()
-        """Progress tokens of requests waiting with the default timeout: progress restarts it."""
+        self._on_default_clock: set[Any] = set()
+        """Ids of the requests waiting with the default timeout, which bounds the server's silence:
+        a progress report for one restarts its clock, and all stop while a callback of ours answers
+        the server (a person filling in an elicitation form, a model sampling)."""
         self._subscriptions: dict[str, Any] = {}
         self._extra_bindings: tuple[NotificationBinding[Any], ...] = tuple(notification_bindings or ())
         self._bindings: dict[str, NotificationBinding[Any]] = {}
