@@ -6,9 +6,12 @@ outgoing request awaiting its response."""
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
+
+if TYPE_CHECKING:
+    from mcp.shared._request_clock import RequestClock
 
 current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", default=None)
 """Transport metadata of the request being served in this task: messages sent while serving it
@@ -100,13 +103,15 @@ SHIELD_RETRY = 0.01
 class PendingRequest:
     """An outgoing request awaiting its response (or the connection's end)."""
 
-    __slots__ = ("event", "method", "raised", "response")
+    __slots__ = ("clock", "event", "method", "raised", "response")
 
     def __init__(self, method: str) -> None:
         self.event = anyio.Event()
         self.method = method
         self.response: dict[str, Any] | None = None
         self.raised: BaseException | None = None
+        self.clock: RequestClock | None = None
+        """The request's timeout clock while it waits (its owner may restart or stop it)."""
 
 
 class RaisedException:

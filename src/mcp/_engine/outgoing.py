@@ -103,7 +103,8 @@ class PeerOutgoing:
             await self.send(request, metadata)
             try:
                 # the clock stops while the request's auth flow waits on a person (an OAuth login)
-                with request_clock(timeout, request) as scope:
+                with request_clock(timeout, request) as clock:
+                    pending.clock = clock
                     await pending.event.wait()
             except anyio.get_cancelled_exc_class():
                 if (pending.response is None and not self.closed.is_set() and method != "initialize"
@@ -112,7 +113,7 @@ class PeerOutgoing:
                         await self.send_notification("notifications/cancelled",
                                                      {"requestId": request_id, "reason": "caller cancelled"}, metadata)
                 raise
-            if scope.cancelled_caught:
+            if clock.timed_out:
                 if method == "initialize" or _resumable(metadata):  # the spec forbids cancelling the handshake
                     raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out")
                 await self.send_notification(

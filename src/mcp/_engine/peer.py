@@ -45,6 +45,7 @@ from mcp._engine.outgoing import PeerOutgoing
 from mcp._engine.seam import WireReader, WireWriter, wire_reader, wire_writer
 from mcp._protocol import messages as m
 from mcp.shared import _stream_protocols
+from mcp.shared._request_clock import RequestClock
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 
@@ -207,6 +208,23 @@ class Peer(PeerOutgoing):
     def close(self) -> None:
         """Fail every pending outgoing request (the transport is gone)."""
         self._close()
+
+    def clock(self, request_id: Any) -> RequestClock | None:
+        """The clock of the outgoing request `request_id` while it awaits its answer: its owner may
+        restart it (the peer showed it is working on it) or stop it (the wait is on us)."""
+        pending = self._pending.get(request_id)
+        return pending.clock if pending is not None else None
+
+    def fail_pending(self, request_id: Any, code: int, message: str) -> bool:
+        """Answer the outgoing request `request_id` with this error, as if the peer had sent it
+        (an answer its owner could not parse but could tell the id of). False when no such request
+        awaits an answer."""
+        pending = self._pending.get(request_id) if type(request_id) in _ID_TYPES else None
+        if pending is None or pending.event.is_set():
+            return False
+        pending.response = m.error_response(request_id, code, message)
+        pending.event.set()
+        return True
 
     def close_output(self) -> None:
         """Close the write stream: nothing more will be sent (idempotent). A client session does

@@ -42,6 +42,7 @@ def frame_to_item(frame: Any, max_line: int) -> SessionMessage | Exception:
     try:
         return SessionMessage(decode(frame))
     except ParseError as exc:
+        exc.data = frame  # a reference, not a copy: what a client needs to salvage the id
         return exc
 
 

@@ -62,6 +62,10 @@ _INTERNAL_ERROR = -32603  # mcp.types.jsonrpc.INTERNAL_ERROR, inlined: codec imp
 class ParseError(ValueError):
     """Input that is not JSON (or not UTF-8)."""
 
+    data: bytes | str | None = None
+    """The input that failed, when its reader keeps it (a stdio line, an SSE event's data): a
+    client can still tell which request it answered (`mcp._protocol.salvage`)."""
+
 
 class EncodeError(ValueError):
     """A message that cannot be written as JSON (NaN or infinity, a non-JSON type, absurd nesting)."""

@@ -19,24 +19,35 @@ if TYPE_CHECKING:
 
 
 async def negotiate_auto(session: ClientSession) -> None:
-    """Leave `session` speaking the stateless wire if the server does, else after the handshake."""
+    """Leave `session` speaking the stateless wire if the server does, else after the handshake.
+    A discover result that is not one, or that lists no stateless-era version this client speaks,
+    is a legacy server's answer (as officially): the handshake follows, and refuses a version this
+    client does not speak."""
+    from pydantic import ValidationError
+
     try:
-        await discover_with_retry(session, MODERN_VERSIONS[-1], "auto")
-    except MCPError:
+        result, version = await discover_with_retry(session, MODERN_VERSIONS[-1], "auto")
+    except (MCPError, ValidationError):
         await session.initialize(LATEST_HANDSHAKE_VERSION)
+        return
+    if not any(known in result.supported_versions for known in MODERN_VERSIONS):
+        await session.initialize(LATEST_HANDSHAKE_VERSION)
+        return
+    session.adopt_discovered(result, version)
 
 
-async def discover_with_retry(session: ClientSession, version: str, mode: str) -> None:
-    """`server/discover` at `version`. A server that refuses the version as unsupported (-32022)
-    but lists one this client may speak (with a pinned `mode`, only that one) is asked once more,
-    at the newest such version."""
+async def discover_with_retry(session: ClientSession, version: str, mode: str) -> tuple[Any, str]:
+    """`server/discover` at `version`: the server's `DiscoverResult` and the version it answered,
+    adopting nothing. A server that refuses the version as unsupported (-32022) but lists one this
+    client may speak (with a pinned `mode`, only that one) is asked once more, at the newest such
+    version."""
     try:
-        await session.discover(version)
+        return await session.probe_discover(version), version
     except MCPError as exc:
         retry = retry_version(exc, mode)
         if retry is None:
             raise
-        await session.discover(retry)
+        return await session.probe_discover(retry), retry
 
 
 def retry_version(error: MCPError, mode: str) -> str | None:

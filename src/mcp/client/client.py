@@ -21,6 +21,7 @@ from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
 from mcp.client.header_mismatch import with_header_recovery
 from mcp.client.outgoing import paginated
+from mcp.client.request_timeout import DEFAULT_REQUEST_TIMEOUT_SECONDS
 from mcp.client.session import ClientSession
 from mcp.client.transport_failure import innermost_group, is_transport_failure
 from mcp.shared.exceptions import MCPError, single_leaf
@@ -59,7 +60,7 @@ class Client:
     raise_exceptions: bool = False
     """In process: let a handler's exception propagate instead of answering with an error."""
     read_timeout_seconds: float | None = None
-    """How long a request waits for its answer (None: no limit)."""
+    """How long a request waits for its answer (None: not set, `default_request_timeout_seconds` applies)."""
     sampling_callback: SamplingFnT | None = None
     sampling_capabilities: SamplingCapability | None = None
     """Sampling sub-capabilities declared with `sampling_callback` (no effect without it)."""
@@ -81,6 +82,9 @@ class Client:
     """Client extensions: their capability ads, result claims and notification bindings."""
     cache: CacheConfig | None = field(default_factory=_default_cache)
     """The response cache for the cacheable verbs (None: no cache)."""
+    default_request_timeout_seconds: float | None = DEFAULT_REQUEST_TIMEOUT_SECONDS
+    """How long a request with no timeout of its own (none per call, `read_timeout_seconds` None)
+    waits without an answer or a progress report; None: for ever (see `mcp.client.request_timeout`)."""
     _session: ClientSession | None = field(init=False, default=None, repr=False)
     _stack: AsyncExitStack | None = field(init=False, default=None, repr=False)
     _used: bool = field(init=False, default=False, repr=False)
@@ -109,7 +113,7 @@ class Client:
             "sampling_capabilities": self.sampling_capabilities, "list_roots_callback": self.list_roots_callback,
             "logging_callback": self.logging_callback, "message_handler": self.message_handler,
             "client_info": self.client_info, "elicitation_callback": self.elicitation_callback,
-            "log_level": self.log_level,
+            "log_level": self.log_level, "default_request_timeout_seconds": self.default_request_timeout_seconds,
         }
 
     # -- lifecycle ----------------------------------------------------------------------------

@@ -8,9 +8,11 @@ said back.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from mcp.client.request_timeout import resolve
 from mcp.types.version import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
@@ -47,6 +49,7 @@ class ClientHandshake:
     peer: Peer | DispatcherPeer
     client_info: Implementation
     read_timeout_seconds: float | None
+    default_request_timeout_seconds: float | None
     _sampling: SamplingFnT | None
     _elicitation: ElicitationFnT | None
     _roots: ListRootsFnT | None
@@ -148,14 +151,16 @@ class ClientHandshake:
         if self._initialize_result is not None:
             return self._initialize_result
         t = model_types()
+        timeout, _ = resolve(None, self.read_timeout_seconds, self.default_request_timeout_seconds)
         raw = await self.peer.send_request("initialize", {
             "protocolVersion": protocol_version,
             "capabilities": self.capabilities(modern=False).to_wire(),
             "clientInfo": self.client_info.to_wire(),
-        }, timeout=self.read_timeout_seconds)
+        }, timeout=timeout)
         result = t.InitializeResult.model_validate(raw)
         if result.protocol_version not in HANDSHAKE_VERSIONS:
-            raise RuntimeError(f"Unsupported protocol version from the server: {result.protocol_version}")
+            self._disconnect()
+            raise _unsupported_version(result.protocol_version)
         self.adopt(result)
         await self.peer.send_notification("notifications/initialized")
         return result
@@ -199,15 +204,49 @@ class ClientHandshake:
                                             timeout=DISCOVER_TIMEOUT_SECONDS)
 
     async def discover(self, protocol_version: str = LATEST_PROTOCOL_VERSION) -> Any:
-        """`server/discover` on the stateless wire; adopts that wire when the server answers."""
-        t = model_types()
+        """`server/discover` on the stateless wire; adopts that wire when the server answers, at
+        `protocol_version` when the server lists it, else at the newest version both sides speak
+        (`RuntimeError` when they share none, as `adopt`)."""
+        result = await self.probe_discover(protocol_version)
+        self.adopt_discovered(result, protocol_version)
+        return result
+
+    async def probe_discover(self, protocol_version: str) -> Any:
+        """`server/discover` at `protocol_version`: the server's `DiscoverResult`, adopting nothing
+        (`MCPError` when the server refuses, pydantic's `ValidationError` when the result is not one)."""
         previous = self.peer.protocol_version
         self.peer.protocol_version = protocol_version
         try:
-            raw = await self.send_discover(protocol_version)
-        except BaseException:
+            return model_types().DiscoverResult.model_validate(await self.send_discover(protocol_version))
+        finally:
             self.peer.protocol_version = previous
-            raise
-        result = t.DiscoverResult.model_validate(raw)
-        self._install_discover(result, protocol_version)
-        return result
+
+    def adopt_discovered(self, result: Any, protocol_version: str) -> None:
+        """Speak the stateless wire as `result` (a `DiscoverResult` answering a probe at
+        `protocol_version`) allows: at that version when the server lists it, else as `adopt`."""
+        if protocol_version in MODERN_VERSIONS and protocol_version in result.supported_versions:
+            self._install_discover(result, protocol_version)
+        else:
+            self.adopt(result)
+
+    def _disconnect(self) -> None:
+        """End the connection after refusing what the server said: pending requests fail, nothing
+        more is sent, and the server sees the end of its input."""
+        from mcp._engine.peer import Peer
+
+        peer = self.peer
+        if isinstance(peer, Peer):
+            peer.close()
+            peer.close_output()
+
+
+def _unsupported_version(version: str) -> RuntimeError:
+    """The official refusal of an `initialize` result at a version this client does not speak (its
+    text exactly), with a note naming the versions it does."""
+    error = RuntimeError(f"Unsupported protocol version from the server: {version}")
+    note = f"This client supports {', '.join(HANDSHAKE_VERSIONS)} (and {', '.join(MODERN_VERSIONS)} via server/discover)"
+    if sys.version_info >= (3, 11):
+        error.add_note(note)
+    else:  # kept where 3.11's tracebacks would show it
+        setattr(error, "__notes__", [note])  # noqa: B010
+    return error

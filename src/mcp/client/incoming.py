@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from mcp._engine.peer import Peer
 from mcp._protocol import messages as m
+from mcp._protocol.codec import ParseError
+from mcp._protocol.salvage import salvage_id
 from mcp.client.context import ClientRequestContext, LoggingFnT
 from mcp.client.handshake import ClientHandshake, model_types
 from mcp.client.outgoing import ProgressCallback
 from mcp.shared.exceptions import MCPError
 from mcp.types import methods as _methods
-from mcp.types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
+from mcp.types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
 if TYPE_CHECKING:
     from mcp.client.extensions import NotificationBinding
@@ -42,6 +44,7 @@ class ClientIncoming(ClientHandshake):
     _logging: LoggingFnT | None
     _message_handler: MessageHandlerFnT | None
     _progress: dict[Any, ProgressCallback]
+    _on_default_clock: set[Any]
     _subscriptions: dict[str, Any]
     _deliveries: collections.deque[tuple[Callable[[Any], Awaitable[None]], Any]]
     _delivering: bool
@@ -79,6 +82,13 @@ class ClientIncoming(ClientHandshake):
         request_id = message["id"]
         method = message["method"]
         params: dict[str, Any] = message.get("params") or {}
+        peer = self.peer
+        assert isinstance(peer, Peer)  # a dispatcher answers requests itself
+        # While our callback works (a person, a model), the server is waiting on us: the default
+        # timeouts of our own requests, which bound the server's silence, stop meanwhile.
+        stopped = [clock for clock in map(peer.clock, list(self._on_default_clock)) if clock is not None]
+        for clock in stopped:
+            clock.stop()
         try:
             result = await self._answer(method, params, request_id)
             response = m.result_response(request_id, result)
@@ -87,8 +97,9 @@ class ClientIncoming(ClientHandshake):
         except Exception as exc:
             logger.exception("client callback for %s failed", method)
             response = m.error_response(request_id, -32603, f"Client error: {exc}")
-        peer = self.peer
-        assert isinstance(peer, Peer)  # a dispatcher answers requests itself
+        finally:
+            for clock in stopped:
+                clock.go()
         await peer.send(response, answers=method)
 
     async def _answer(self, method: str, params: dict[str, Any], request_id: Any) -> dict[str, Any]:
@@ -136,8 +147,13 @@ class ClientIncoming(ClientHandshake):
                 if event is not None:
                     subscription.deliver(event)
         if method == "notifications/progress":
-            callback = self._progress.get(params.get("progressToken"))
+            token = params.get("progressToken")
+            callback = self._progress.get(token)
             if callback is not None:
+                if token in self._on_default_clock:  # the server is working on it: its silence restarts
+                    clock = cast("Peer", self.peer).clock(token)
+                    if clock is not None:
+                        clock.restart()
                 # Off the receive loop (in order, with the other deliveries): a slow callback must
                 # not hold up the result.
                 update = (params.get("progress", 0), params.get("total"), params.get("message"))
@@ -161,7 +177,21 @@ class ClientIncoming(ClientHandshake):
         await self._deliver_later(self._surface, (getattr(model_types(), info.message), body))
 
     async def _on_transport_error(self, exc: Exception) -> None:
+        self._fail_unparsable_answer(exc)
         await self._deliver_later(self._surface_transport_error, exc)
+
+    def _fail_unparsable_answer(self, exc: Exception) -> None:
+        """An answer that did not parse (a stdio line nested too deep, say) still fails its
+        request at once, when the id it answers can be told from the text: else the request
+        would wait for its timeout. `message_handler` is told of the exception as before."""
+        data = exc.data if isinstance(exc, ParseError) else None
+        peer = self.peer
+        if data is None or not isinstance(peer, Peer):
+            return
+        request_id = salvage_id(data)
+        if request_id is not None and peer.fail_pending(request_id, PARSE_ERROR,
+                                                        f"Failed to parse the server's response: {exc}"):
+            logger.warning("the server's answer to request %r did not parse: %s", request_id, exc)
 
     async def _deliver_later(self, deliver: Callable[[Any], Awaitable[None]], item: Any) -> None:
         """Queue one delivery; a single drainer task (started on demand in the connection's task

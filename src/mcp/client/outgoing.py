@@ -16,6 +16,7 @@ from mcp._engine.peer import Peer
 from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
 from mcp.client.handshake import ClientHandshake, model_types
+from mcp.client.request_timeout import resolve
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
 from mcp.types.version import LOG_LEVEL_META_KEY
@@ -30,6 +31,7 @@ class ClientOutgoing(ClientHandshake):
 
     _log_level: str | None
     _progress: dict[Any, ProgressCallback]
+    _on_default_clock: set[Any]
     _progress_tokens: Iterator[int]
     _tool_output_schemas: dict[str, Any]
     _validators: dict[str, tuple[Any, Callable[[Any], str | None]]]
@@ -39,6 +41,20 @@ class ClientOutgoing(ClientHandshake):
     async def send_request_raw(self, method: str, params: dict[str, Any] | None, *, timeout: float | None = None,
                                progress_callback: ProgressCallback | None = None,
                                metadata: Any = None) -> dict[str, Any]:
+        timeout, on_default = resolve(timeout, self.read_timeout_seconds, self.default_request_timeout_seconds)
+        peer = self.peer
+        request_id: Any = None
+        if on_default and isinstance(peer, Peer):
+            # the default bounds the server's silence: the session restarts or stops this clock
+            request_id = peer.next_request_id()
+            self._on_default_clock.add(request_id)
+        try:
+            return await self._send_raw(method, params, timeout, progress_callback, metadata, request_id)
+        finally:
+            self._on_default_clock.discard(request_id)
+
+    async def _send_raw(self, method: str, params: dict[str, Any] | None, timeout: float | None,
+                        progress_callback: ProgressCallback | None, metadata: Any, request_id: Any) -> dict[str, Any]:
         modern = self._modern_meta
         if modern is not None or progress_callback is not None:
             params = dict(params) if params else {}
@@ -47,25 +63,26 @@ class ClientOutgoing(ClientHandshake):
                 meta.update(modern)
                 if self._log_level is not None:
                     meta.setdefault(LOG_LEVEL_META_KEY, self._log_level)
-            token = request_id = None
+            token = None
             if progress_callback is not None:
                 # the token is the request's own id, as officially (over a dispatcher, a counter)
                 peer = self.peer
                 if isinstance(peer, Peer):
-                    token = request_id = peer.next_request_id()
+                    if request_id is None:
+                        request_id = peer.next_request_id()
+                    token = request_id
                 else:
                     token = next(self._progress_tokens)
                 meta["progressToken"] = token
                 self._progress[token] = progress_callback
             params["_meta"] = meta
             try:
-                return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds,
-                                                    metadata=metadata, request_id=request_id)
+                return await self.peer.send_request(method, params, timeout=timeout, metadata=metadata,
+                                                    request_id=request_id)
             finally:
                 if token is not None:
                     self._progress.pop(token, None)
-        return await self.peer.send_request(method, params, timeout=timeout or self.read_timeout_seconds,
-                                            metadata=metadata)
+        return await self.peer.send_request(method, params, timeout=timeout, metadata=metadata, request_id=request_id)
 
     async def send_request(self, request: Any, result_type: Any, request_read_timeout_seconds: float | None = None,
                            metadata: Any = None, progress_callback: ProgressCallback | None = None) -> Any:

@@ -29,6 +29,7 @@ from mcp.client.handshake import model_types
 from mcp.client.incoming import ClientIncoming
 from mcp.client.outgoing import ClientOutgoing
 from mcp.client.outgoing import ProgressCallback as ProgressCallback
+from mcp.client.request_timeout import DEFAULT_REQUEST_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -106,8 +107,12 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         result_claims: Mapping[str, Sequence[ResultClaim[Any]]] | None = None,
         notification_bindings: Sequence[NotificationBinding[Any]] | None = None,
         dispatcher: Dispatcher | None = None,
+        default_request_timeout_seconds: float | None = DEFAULT_REQUEST_TIMEOUT_SECONDS,
     ) -> None:
         self.read_timeout_seconds = read_timeout_seconds
+        self.default_request_timeout_seconds = default_request_timeout_seconds
+        """How long a request for which nobody set a timeout waits without an answer or a progress
+        report (None: for ever); see `mcp.client.request_timeout`."""
         self._sampling = sampling_callback
         self._elicitation = elicitation_callback
         self._roots = list_roots_callback
@@ -123,6 +128,10 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         self._server_info: Any = None
         self._modern_meta: dict[str, Any] | None = None
         self._progress: dict[Any, ProgressCallback] = {}
+        self._on_default_clock: set[Any] = set()
+        """Ids of the requests waiting with the default timeout, which bounds the server's silence:
+        a progress report for one restarts its clock, and all stop while a callback of ours answers
+        the server (a person filling in an elicitation form, a model sampling)."""
         self._subscriptions: dict[str, Any] = {}
         self._extra_bindings: tuple[NotificationBinding[Any], ...] = tuple(notification_bindings or ())
         self._bindings: dict[str, NotificationBinding[Any]] = {}

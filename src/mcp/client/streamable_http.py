@@ -51,8 +51,14 @@ from mcp.client.header_params import header_params, invalid_header_declaration
 from mcp.shared._request_clock import running
 from mcp.shared.inbound import mcp_param_headers
 from mcp.shared.message import ResumptionTokenUpdateCallback, SessionMessage
-from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND
-from mcp.types.version import PROTOCOL_VERSION_META_KEY
+from mcp.types.jsonrpc import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+)
+from mcp.types.version import HANDSHAKE_VERSIONS, PROTOCOL_VERSION_META_KEY
 
 if TYPE_CHECKING:
     from mcp.client._http_library import AsyncHTTPClient, HTTPAuth, HTTPResponse, HTTPTimeout
@@ -569,7 +575,9 @@ class StreamableHTTPTransport:
                     try:
                         message = decode(event.data)
                     except ParseError as exc:
-                        logger.warning("ignoring an unparsable SSE event: %s", exc)
+                        await self._unparsable_event(exc, event.data, state, request_id)
+                        if state.answered:
+                            break
                         continue
                     await self._deliver(message, state, request_id, method)
                     if event.id and state.on_event_id is not None:  # as officially: once the message is delivered
@@ -587,11 +595,27 @@ class StreamableHTTPTransport:
         except self._errors.transport as exc:
             logger.debug("SSE stream interrupted: %s", _describe(exc))
 
+    async def _unparsable_event(self, exc: ParseError, data: str, state: _StreamState, request_id: Any) -> None:
+        """An SSE event that does not parse. On a request's own stream it fails that request at
+        once (as officially: nothing else can come of the stream); on the standalone stream the
+        exception goes to the session (`message_handler`, as officially), which fails the request
+        it answered if the id can be told (`mcp._protocol.salvage`)."""
+        logger.warning("an SSE event did not parse: %s", exc)
+        if request_id is not None and not state.answered:
+            state.answered = True
+            await self._fail(request_id, PARSE_ERROR, f"Failed to parse SSE message: {exc}")
+            return
+        exc.data = data
+        try:
+            await self.read_send.send(exc)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            logger.debug("dropping a parse error for a closed client")
+
     async def _deliver_body(self, body: bytes, state: _StreamState, request_id: Any, method: str) -> None:
         try:
             message = decode(body)
-        except ParseError as exc:
-            await self._fail(request_id, INTERNAL_ERROR, f"The server sent an unparsable response: {exc}")
+        except ParseError as exc:  # the official code and text
+            await self._fail(request_id, PARSE_ERROR, f"Failed to parse JSON response: {exc}")
             state.answered = True
             return
         for item in _items(message):
@@ -617,7 +641,7 @@ class StreamableHTTPTransport:
                 result = _obj(message.get("result"))
                 if method == "initialize" and result is not None:
                     version = result.get("protocolVersion")
-                    if isinstance(version, str):
+                    if version in HANDSHAKE_VERSIONS:  # any other, the session refuses: never sent back
                         self.protocol_version = version
                 elif method == "tools/list" and result is not None:
                     screened = self._learn_tools(result, state.first_page and not result.get("nextCursor"))
@@ -706,7 +730,7 @@ class StreamableHTTPTransport:
             self.session_id = None
             return False
         version = result.get("protocolVersion")
-        if isinstance(version, str):
+        if version in HANDSHAKE_VERSIONS:
             self.protocol_version = version
         if await self._post_one_way({"jsonrpc": "2.0", "method": "notifications/initialized"}):
             self._open_get_stream()

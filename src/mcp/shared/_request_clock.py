@@ -25,13 +25,26 @@ import anyio
 class RequestClock:
     """A request's timeout as a budget of seconds, spent only while the clock runs."""
 
-    __slots__ = ("_budget", "_scope", "_stops")
+    __slots__ = ("_budget", "_scope", "_stops", "_timeout")
 
     def __init__(self, timeout: float | None, scope: anyio.CancelScope) -> None:
-        self._budget = math.inf if timeout is None else timeout
+        self._timeout = self._budget = math.inf if timeout is None else timeout
         self._scope = scope
         self._stops = 0
         scope.deadline = anyio.current_time() + self._budget
+
+    @property
+    def timed_out(self) -> bool:
+        """Whether the budget ran out (the request's wait was cancelled by this clock)."""
+        return self._scope.cancelled_caught
+
+    def restart(self) -> None:
+        """Give the request its whole timeout again, from now (the peer showed it is working on
+        it); a stopped clock gets the whole budget back when it goes again."""
+        if self._stops:
+            self._budget = self._timeout
+        else:
+            self._scope.deadline = anyio.current_time() + self._timeout
 
     def stop(self) -> None:
         """Stop the clock (nested stops need as many `go`s)."""
@@ -54,16 +67,16 @@ its id cannot be reused by another dict meanwhile."""
 
 
 @contextmanager
-def request_clock(timeout: float | None, message: dict[str, Any]) -> Iterator[anyio.CancelScope]:
-    """A scope cancelled once `message`'s request has spent `timeout` seconds on the clock; the
-    clock is bound to `message` (see `running`) for as long as the block is open. Check the
-    yielded scope's `cancelled_caught` afterwards."""
+def request_clock(timeout: float | None, message: dict[str, Any]) -> Iterator[RequestClock]:
+    """The clock of `message`'s request: the block is cancelled once the request has spent
+    `timeout` seconds on it; the clock is bound to `message` (see `running`) for as long as the
+    block is open. Check the yielded clock's `timed_out` afterwards."""
     with anyio.CancelScope() as scope:
         clock = RequestClock(timeout, scope)
         key = id(message)
         _bound[key] = (message, clock)
         try:
-            yield scope
+            yield clock
         finally:
             _bound.pop(key, None)
 
