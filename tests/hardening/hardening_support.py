@@ -33,7 +33,7 @@ HANDSHAKE = "2025-11-25"
 MODERN = "2026-07-28"
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPS_KEY = "io.modelcontextprotocol/clientCapabilities"
-MODERN_META = {VERSION_KEY: MODERN, CAPS_KEY: {}}
+MODERN_META: dict[str, Any] = {VERSION_KEY: MODERN, CAPS_KEY: {}}
 INIT = {"jsonrpc": "2.0", "id": "init", "method": "initialize",
         "params": {"protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}}}
 

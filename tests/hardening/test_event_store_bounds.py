@@ -76,7 +76,9 @@ def sse_events(text: str) -> list[tuple[str | None, Any]]:
     """(event id, message or None for a priming event) of an SSE body."""
     events: list[tuple[str | None, Any]] = []
     for block in text.replace("\r\n", "\n").split("\n\n"):
-        event_id, data, seen = None, [], False
+        event_id: str | None = None
+        data: list[str] = []
+        seen = False
         for line in block.split("\n"):
             if line.startswith("id:"):
                 event_id, seen = line[3:].strip(), True

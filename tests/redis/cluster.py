@@ -80,7 +80,8 @@ def parse_sse(text: str) -> list[tuple[str | None, dict[str, Any]]]:
     """(event id, message) of every data event of an SSE body."""
     events: list[tuple[str | None, dict[str, Any]]] = []
     for block in text.replace("\r\n", "\n").split("\n\n"):
-        event_id, data = None, []
+        event_id: str | None = None
+        data: list[str] = []
         for line in block.split("\n"):
             if line.startswith("id:"):
                 event_id = line[3:].strip()

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from pydantic import AnyHttpUrl
+
 from mcp.server import MCPServer
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.auth.verifiers import StaticTokenVerifier
@@ -30,7 +32,8 @@ if __name__ == "__main__":
 
         options["state"] = RedisState.from_url(sys.argv[3], prefix=sys.argv[4])
     mcp = MCPServer("scoped", token_verifier=StaticTokenVerifier(TOKENS), auth=AuthSettings(
-        issuer_url="https://auth.example.com", resource_server_url=f"http://127.0.0.1:{port}/mcp"), **options)
+        issuer_url=AnyHttpUrl("https://auth.example.com"),
+        resource_server_url=AnyHttpUrl(f"http://127.0.0.1:{port}/mcp")), **options)
 
     @mcp.tool()
     def echo(text: str) -> str:
