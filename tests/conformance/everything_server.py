@@ -25,6 +25,7 @@ from mcp.types import (
     ImageContent,
     InputRequiredResult,
     SamplingMessage,
+    SetLevelRequestParams,
     TextContent,
     TextResourceContents,
 )
@@ -40,6 +41,16 @@ mcp = MCPServer("mcpkit-everything-server", version="1.0.0",
                 instructions="The MCP conformance everything-server, built with mcpkit.")
 
 MODERN = "2026-07-28"
+
+
+async def _set_logging_level(ctx: Any, params: Any) -> dict[str, Any]:
+    """`logging/setLevel`: MCPServer does not serve it (as officially); the conformance suite's
+    logging scenarios need it, so this server registers it on its low-level table."""
+    return {}
+
+
+mcp._lowlevel_server.add_request_handler(  # pyright: ignore[reportPrivateUsage]
+    "logging/setLevel", SetLevelRequestParams, _set_logging_level)
 
 
 def _caps(ctx: Context) -> dict[str, Any]:
