@@ -86,7 +86,12 @@ def test_matching_a_resource_template_is_linear_in_the_uri(unit: str, k: int) ->
 @SETTINGS
 @given(unit=st.sampled_from(["text/plain;q=0.1", "application/json", "*/*", " ;,", "text/event-stream;a=b"]), k=SIZES)
 def test_reading_accept_and_content_type_headers_is_linear(unit: str, k: int) -> None:
-    assert_linear(lambda n: (lambda: h.accepts(", ".join([unit] * n))), k)
+    def accepts(n: int) -> Callable[[], Any]:
+        h._accepts.cache_clear()  # pyright: ignore[reportPrivateUsage]  # a cached header costs nothing: measure the parse
+        header = ", ".join([unit] * n)
+        return lambda: h.accepts(header)
+
+    assert_linear(accepts, k)
     assert_linear(lambda n: (lambda: h.is_json_content_type("application/json;" + unit * n)), k)
 
 
