@@ -3,7 +3,7 @@
 
 Run from the repository root:
 
-    python3 bench/run.py [--quick] [--markdown FILE] [--only ours,official,fastmcp]
+    python3 bench/run.py [--quick] [--markdown FILE] [--json FILE] [--only ours,official,fastmcp]
 
 The driver uses the standard library only. It creates the peer virtualenvs under
 bench/.venvs/ when missing, then talks raw newline-delimited JSON-RPC to each
@@ -1636,6 +1636,32 @@ def build_table(
     return header, body
 
 
+def results_json(
+    all_groups: list[Group], impls: list[Impl], results: Results, notes: list[str], quick: bool
+) -> dict[str, Any]:
+    """The run as data (what `--json` writes): every row's raw value per column (None where the
+    column failed or the group does not apply), its unit and direction, and the table's notes.
+    The documentation's performance charts are drawn from this (scripts/docs_charts.py)."""
+    rows: list[dict[str, Any]] = []
+    for group in all_groups:
+        for row in group.rows:
+            values: dict[str, float | None] = {}
+            for impl in impls:
+                applies = group.only is None or impl.key in group.only
+                values[impl.key] = results.values.get((row.key, impl.key)) if applies else None
+            rows.append({"group": group.name, "key": row.key, "label": row.label, "unit": row.unit,
+                         "higher_is_better": row.higher_is_better, "values": values})
+    return {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "mode": "quick" if quick else "full",
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "columns": {impl.key: impl.info or impl.error or "" for impl in impls},
+        "rows": rows,
+        "notes": notes,
+    }
+
+
 def render_text(header: list[str], body: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
@@ -1695,6 +1721,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="far fewer repetitions/calls (about a minute)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as markdown to FILE")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE (raw values)")
     parser.add_argument("--only", default="ours,official,fastmcp", help="comma-separated columns to run")
     parser.add_argument("--groups", default="", help="comma-separated group names to run (default: all)")
     parser.add_argument(
@@ -1740,6 +1767,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         Path(args.markdown).write_text("\n".join(md) + "\n")
         log(f"markdown written to {args.markdown}")
+    if args.json:
+        data = results_json(all_groups, impls, results, notes, args.quick)
+        Path(args.json).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        log(f"JSON written to {args.json}")
     log(f"total {time.perf_counter() - t0:.0f}s")
     return 0
 
