@@ -97,7 +97,7 @@ LAYERS: dict[str, int] = {
     "mcp.server.session_store": L4,
     "mcp.client.stdio": L4,
     "mcp.client.sse": L4,
-    "mcp.client.streamable_http": L4,
+    "mcp.client.streamable_http": L4,  # the package: wire, headers, reading, resumption, lifecycle, posting
     "mcp.client._http_library": L4,
     "mcp.client.transports": L4,
     "mcp.client._memory": L4,  # the in-memory transport the Client builds for a server object
