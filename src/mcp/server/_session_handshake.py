@@ -196,7 +196,10 @@ class SessionHandshake:
             raise unserved_request_error(method, self.protocol_version, params)
         raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
 
-    def _complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
+    def complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
+        """End the handshake: negotiate the version from the `requested` one and keep the
+        client's identity and capabilities; returns the negotiated version. The door of the
+        `initialize` built-in, and of a shared-session store restoring a session elsewhere."""
         self._protocol_version = version = negotiate_version(requested)
         self.peer.protocol_version = version
         self._client_info = client_info

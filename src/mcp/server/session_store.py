@@ -108,7 +108,7 @@ def state_of(session: ServerSession) -> tuple[Any, ...]:
 def restore(session: ServerSession, record: SessionRecord) -> None:
     """Make a replica's session state that of `record` (a fresh replica, or one another worker changed)."""
     if session._protocol_version is None:
-        session._complete_initialize(record.protocol_version, record.client_info, record.client_capabilities)
+        session.complete_initialize(record.protocol_version, record.client_info, record.client_capabilities)
     session.initialized = True  # a client sending more requests is past the handshake
     session.log_level = record.log_level
     session.subscribed_uris = set(record.subscriptions)
