@@ -37,6 +37,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 VENVS = BENCH_DIR / ".venvs"
 SERVERS = BENCH_DIR / "servers"
+FLOOR_SERVER = SERVERS / "floor.py"  # the cold start floor: no SDK
 PYCACHE = VENVS / "pycache"
 PROTOCOL_VERSION = "2025-11-25"
 MODERN_PROTOCOL_VERSION = "2026-07-28"  # only the one HTTP group that measures the per-request era uses it
@@ -868,9 +869,9 @@ def sample_import(impl: Impl, cfg: Config) -> Sample:
     return {"import": float(res.stdout.strip().splitlines()[-1])}
 
 
-def sample_cold_start(impl: Impl, cfg: Config) -> Sample:
-    """Spawn → initialize → notifications/initialized → first tools/list answer."""
-    client = spawn_stdio(impl, impl.server)
+def cold_start_seconds(impl: Impl, script: Path, cfg: Config) -> float:
+    """Spawn `script` → initialize → notifications/initialized → first tools/list answer."""
+    client = spawn_stdio(impl, script)
     with client:
         client.initialize(cfg.init_timeout)
         tools = client.list_tools(cfg.init_timeout)
@@ -878,7 +879,15 @@ def sample_cold_start(impl: Impl, cfg: Config) -> Sample:
         names = sorted(t["name"] for t in tools)
         if names != ["add", "forecast", "weather"]:
             raise ServerFailed(f"unexpected tools {names}")
-    return {"cold_start": elapsed}
+    return elapsed
+
+
+def sample_cold_start(impl: Impl, cfg: Config) -> Sample:
+    """The column's server cold start, and right after it the floor's (`servers/floor.py`: the same
+    interpreter, pydantic and bench model answering with no SDK) with the same interpreter."""
+    elapsed = cold_start_seconds(impl, impl.server, cfg)
+    floor = cold_start_seconds(impl, FLOOR_SERVER, cfg)
+    return {"cold_start": elapsed, "cold_floor": floor, "cold_above_floor": max(elapsed - floor, 1e-6)}
 
 
 def check_result(tool: str, result: dict[str, Any], cfg: Config) -> None:
@@ -1396,10 +1405,14 @@ def groups(cfg: Config) -> list[Group]:
                     f"stdio cold start to first tools/list, median of {cfg.cold_runs}",
                     "ms",
                     scale=1e3,
-                )
+                ),
+                Row("cold_floor", "stdio cold start floor (no SDK: pydantic + bench model)", "ms", scale=1e3),
+                Row("cold_above_floor", "stdio cold start above the floor", "ms", scale=1e3),
             ],
             note="driver-side wall time from Popen() to the tools/list response: interpreter startup, imports, "
-            "tool registration, initialize + notifications/initialized, tools/list.",
+            "tool registration, initialize + notifications/initialized, tools/list. The floor: `servers/floor.py` "
+            "(the column's interpreter, pydantic and the bench model answering with no SDK), started right after "
+            "each sample; above the floor = median of (cold start - floor) per sample.",
             sample=sample_cold_start,
             reps=lambda c: c.cold_runs,
         ),
