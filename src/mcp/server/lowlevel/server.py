@@ -538,9 +538,9 @@ class LazyParams:
         return model
 
     def model_validate(self, params: Any) -> Any:
+        if self.optional and not params:  # before the model: a bare tools/list imports no types
+            return None
         model = self._model  # inline rather than `self.model`: this runs on every request
         if model is None:
             model = self._model = getattr(_types(), self.name)
-        if self.optional and not params:
-            return None
         return model.model_validate(params)
