@@ -37,7 +37,14 @@ class ServerRunning(ServerHandlers):
 
     def run(self, transport: Literal["stdio", "sse", "streamable-http"] = "stdio", **options: Any) -> None:
         """Serve until stopped: stdio by default, or over HTTP with uvicorn. Runs on uvloop when it
-        is installed (it is a dependency on CPython outside Windows)."""
+        is installed (it is a dependency on CPython outside Windows). Arguments win over the
+        `MCP_TRANSPORT`/`MCP_HOST`/`MCP_PORT`/... environment (see `run_environment`), which wins
+        over the defaults."""
+        import os
+
+        from mcp.server.mcpserver.run_environment import resolve_run
+
+        transport, options = resolve_run(transport, options, os.environ)  # pyright: ignore[reportAssignmentType]
         if transport == "stdio":
             unknown = set(options) - {"max_message_size", "max_queued_output"}
             if unknown:
