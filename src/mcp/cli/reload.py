@@ -274,7 +274,6 @@ class StdioSupervisor:
         self.child = new
         if old is not None:
             self._fail_pending(old, "the server was reloaded while this request was in flight; send it again")
-            await old.stop()
         say("reloaded")
         if after is not None:
             sent: set[str] = set()
@@ -282,6 +281,8 @@ class StdioSupervisor:
                 if (before is None or before.get(method) != after.get(method)) and notification not in sent:
                     sent.add(notification)
                     self.to_host({"jsonrpc": "2.0", "method": notification})
+        if old is not None:
+            await old.stop()  # last: a tool still running in it may hold it up to STOP_TIMEOUT
 
     async def serve(self) -> int:
         self.child = await self.start_child()
