@@ -3,6 +3,7 @@ server file is edited (see `mcp.cli.reload`)."""
 
 from __future__ import annotations
 
+import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -117,3 +118,33 @@ def test_a_request_in_flight_during_a_reload_gets_an_error_not_silence(host: Hos
 def test_the_supervisor_exits_when_the_host_closes_the_pipe(host: Host) -> None:
     host.handshake()
     assert host.close() == 0
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+def test_our_client_sees_the_new_tool_after_the_notification_on_both_wires(server_file: Path, mode: str) -> None:
+    """On 2026-07-28 there is no handshake to replay; the supervisor asks with the host's `_meta`."""
+    import os
+
+    import anyio
+
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.types import ToolListChangedNotification
+
+    async def main() -> list[str]:
+        changed = anyio.Event()
+
+        async def on_message(message: object) -> None:
+            if isinstance(message, ToolListChangedNotification):
+                changed.set()
+
+        params = StdioServerParameters(command=sys.executable, args=["-m", "mcp.cli", "run", str(server_file), "--reload"],
+                                       env=dict(os.environ))
+        async with Client(params, mode=mode, message_handler=on_message) as client:
+            assert [tool.name for tool in (await client.list_tools()).tools] == ["first", "slow"]
+            edit(server_file, SECOND_TOOL)
+            with anyio.fail_after(60):
+                await changed.wait()
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert sorted(anyio.run(main)) == ["first", "second", "slow"]
