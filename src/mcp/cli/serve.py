@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 
 from mcp.cli.loading import CLIError, load_server, resolve_file
+from mcp.server.mcpserver.run_environment import env_transport
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,6 @@ class RunOptions:
 
 def run_server(file_spec: str, options: RunOptions) -> None:
     """`mcp run`: import the file's MCPServer and serve it (under a supervisor with --reload)."""
-    from mcp.server.mcpserver.run_environment import env_transport
-
     try:
         transport = options.transport or env_transport(os.environ) or "stdio"
     except ValueError as bad:
