@@ -26,7 +26,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mcp.types.jsonrpc import INTERNAL_ERROR
 
@@ -191,7 +191,8 @@ class StdioSupervisor:
         elif isinstance(method, str) and self.initialize is None:
             params = message.get("params")
             if isinstance(params, dict) and isinstance(params.get("_meta"), dict):  # pyright: ignore[reportUnknownMemberType]
-                self.meta = params["_meta"]
+                meta = cast("dict[str, Any]", params["_meta"])
+                self.meta = {key: value for key, value in meta.items() if key != "progressToken"}
 
     def from_child(self, child: StdioChild, line: bytes) -> None:
         try:
