@@ -44,15 +44,6 @@ def version_text() -> str:
         return "MCP version unknown (package not installed)"
 
 
-def run_server(file_spec: str, transport: str | None) -> None:
-    """`mcp run`: import the file's MCPServer and serve it."""
-    server = load_server(file_spec, require_mcpserver=True)
-    if transport is None:
-        server.run()
-    else:
-        server.run(transport=transport)
-
-
 def _minimal(argv: list[str]) -> int:
     """`run` and `version` with argparse, for installs without the `cli` extra."""
     parser = argparse.ArgumentParser(prog="mcp", description="MCP development tools (install mcpkit[cli] for more)")
@@ -60,13 +51,23 @@ def _minimal(argv: list[str]) -> int:
     run = commands.add_parser("run", help="Run an MCP server (imports the file and calls its server's run()).")
     run.add_argument("file_spec", metavar="FILE[:OBJECT]", help="a Python file, optionally with :OBJECT")
     run.add_argument("-t", "--transport", choices=["stdio", "sse", "streamable-http"], default=None,
-                     help="transport to serve on (default: stdio)")
+                     help="transport to serve on (default: $MCP_TRANSPORT, else stdio)")
+    run.add_argument("--host", default=None, help="HTTP: address to listen on (default: $MCP_HOST, else 127.0.0.1)")
+    run.add_argument("--port", type=int, default=None, help="HTTP: port (default: $MCP_PORT, else 8000)")
+    run.add_argument("--path", default=None, help="HTTP: endpoint path (default: $MCP_PATH, else /mcp)")
+    run.add_argument("--stateless", action="store_true", help="Streamable HTTP: no sessions ($MCP_STATELESS_HTTP)")
+    run.add_argument("--json-response", action="store_true",
+                     help="Streamable HTTP: answer with JSON, not SSE ($MCP_JSON_RESPONSE)")
+    run.add_argument("--reload", action="store_true", help="restart the server when its files change")
     commands.add_parser("version", help="Show the MCP version.")
     args = parser.parse_args(argv)
     if args.command == "version":
         print(version_text())
     else:
-        run_server(args.file_spec, args.transport)
+        from mcp.cli.serve import RunOptions, run_server
+
+        run_server(args.file_spec, RunOptions(args.transport, args.host, args.port, args.path, args.stateless,
+                                              args.json_response, args.reload))
     return 0
 
 

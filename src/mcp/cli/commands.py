@@ -36,12 +36,25 @@ def version() -> None:
 @app.command(epilog=SPEC_HELP)
 @click.argument("file_spec", metavar="FILE[:OBJECT]")
 @click.option("-t", "--transport", type=click.Choice(["stdio", "sse", "streamable-http"]), default=None,
-              help="Transport to serve on (default: the server's own, stdio).")
-def run(file_spec: str, transport: str | None) -> None:
-    """Run an MCP server (imports the file and calls its server's run())."""
-    from mcp.cli import run_server
+              help="Transport to serve on (default: $MCP_TRANSPORT, else stdio).")
+@click.option("--host", default=None, help="HTTP: address to listen on (default: $MCP_HOST, else 127.0.0.1).")
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="HTTP: port (default: $MCP_PORT, else 8000).")
+@click.option("--path", default=None, help="HTTP: endpoint path (default: $MCP_PATH, else /mcp, or /sse for sse).")
+@click.option("--stateless", is_flag=True, help="Streamable HTTP: no sessions (default: $MCP_STATELESS_HTTP).")
+@click.option("--json-response", is_flag=True, help="Streamable HTTP: answer with JSON, not SSE (default: $MCP_JSON_RESPONSE).")
+@click.option("--reload", is_flag=True, help="Restart the server when its files change, keeping the host's connection.")
+def run(file_spec: str, transport: str | None, host: str | None, port: int | None, path: str | None,
+        stateless: bool, json_response: bool, reload: bool) -> None:
+    """Run an MCP server (imports the file and calls its server's run()).
 
-    run_server(file_spec, transport)
+    Arguments win over the MCP_* environment variables, which win over the server's defaults.
+    With --reload, a supervisor restarts the server when FILE or a .py file beside it changes;
+    over stdio it keeps the host's connection, replays the handshake and tells the host which
+    lists changed.
+    """
+    from mcp.cli.serve import RunOptions, run_server
+
+    run_server(file_spec, RunOptions(transport, host, port, path, stateless, json_response, reload))
 
 
 _with_option = click.option("--with", "with_packages", multiple=True, metavar="PKG",

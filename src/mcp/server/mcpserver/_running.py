@@ -6,6 +6,7 @@ to mount), with the server's auth settings and custom routes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -17,6 +18,7 @@ from mcp._protocol.http import (
 )
 from mcp.server.mcpserver._registration import F
 from mcp.server.mcpserver.handlers import ServerHandlers
+from mcp.server.mcpserver.run_environment import resolve_run
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -37,7 +39,10 @@ class ServerRunning(ServerHandlers):
 
     def run(self, transport: Literal["stdio", "sse", "streamable-http"] = "stdio", **options: Any) -> None:
         """Serve until stopped: stdio by default, or over HTTP with uvicorn. Runs on uvloop when it
-        is installed (it is a dependency on CPython outside Windows)."""
+        is installed (it is a dependency on CPython outside Windows). Arguments win over the
+        `MCP_TRANSPORT`/`MCP_HOST`/`MCP_PORT`/... environment (see `run_environment`), which wins
+        over the defaults."""
+        transport, options = resolve_run(transport, options, os.environ)  # pyright: ignore[reportAssignmentType]
         if transport == "stdio":
             unknown = set(options) - {"max_message_size", "max_queued_output"}
             if unknown:
