@@ -34,13 +34,12 @@ from mcp.shared.dispatcher import (
     coerce_request_id,
     run_notify_intercept,
 )
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, answers_itself, error_fields_for
 from mcp.shared.jsonrpc_dispatcher import (
     TRANSPORT_KIND,
     PeerCancelMode,
     TransportT,
     cancelled_request_id_from_params,
-    handler_exception_to_error_data,
     progress_token_from_params,
 )
 from mcp.shared.transport_context import TransportContext
@@ -257,14 +256,11 @@ class JSONRPCDispatcher(Dispatcher[TransportT]):
         assert self._on_request is not None
         try:
             return {"result": await self._on_request(ctx, method, params)}, None
-        except MCPError as exc:
-            return {"code": exc.code, "message": exc.message, "data": exc.data}, exc
         except Exception as exc:
-            error = handler_exception_to_error_data(exc)
-            if error is None:
+            if not answers_itself(exc):
                 logger.exception("handler for %s raised", method)
-                return {"code": 0, "message": str(exc)}, exc
-            return {"code": error.code, "message": error.message, "data": error.data}, exc
+            code, message, data = error_fields_for(exc, "text")
+            return {"code": code, "message": message, "data": data}, exc
 
     async def _serve_notification(self, message: dict[str, Any], metadata: Any) -> None:
         method: str = message["method"]

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from mcp.shared.exceptions import MCPError
-from mcp.types.jsonrpc import INTERNAL_ERROR
+from mcp.shared.exceptions import MCPError, error_fields_for
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -77,7 +76,7 @@ class DispatcherPeer:
         except MCPError:
             raise
         except Exception as exc:
-            raise MCPError(INTERNAL_ERROR, f"Client error: {exc}") from exc
+            raise MCPError(*error_fields_for(exc, "client")) from exc
 
     async def _on_notify(self, dctx: Any, method: str, params: Mapping[str, Any] | None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

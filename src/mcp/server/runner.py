@@ -22,6 +22,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from mcp._engine.seam import WireWriter
+from mcp._protocol import messages as m
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, ServerMiddleware
 from mcp.server.lowlevel.server import LifespanT
@@ -34,7 +35,7 @@ from mcp.shared.dispatcher import (
     as_request_id,
     coerce_request_id,
 )
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, error_fields_for, error_from_wire
 from mcp.shared.message import SessionMessage
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ class ServerRunner(Generic[LifespanT]):
                 raise MCPError(REQUEST_CANCELLED, "Request cancelled")
             error = answer.get("error")
             if error is not None:
-                raise MCPError(error["code"], error["message"], error.get("data"))
+                raise error_from_wire(error)
             if method == "initialize":
                 self._mirror_handshake()
             return cast("dict[str, Any]", answer.get("result") or {})
@@ -201,8 +202,7 @@ class ServerRunner(Generic[LifespanT]):
         except MCPError as exc:
             from mcp._engine.peer import RaisedException
 
-            response = {"jsonrpc": "2.0", "id": request_id,
-                        "error": {"code": exc.code, "message": exc.message}}
+            response = m.error_response(request_id, *error_fields_for(exc))
             await self.session.peer.handle(response, RaisedException(exc))  # the caller sees `exc` itself
             return
         await self.session.peer.handle({"jsonrpc": "2.0", "id": request_id, "result": result})

@@ -24,6 +24,7 @@ import anyio
 from mcp._protocol import messages as m
 from mcp.server.http_limits import client_digest, too_many_sessions
 from mcp.server.session_store import SessionStore, StoreUnavailable, record_of, restore, state_of
+from mcp.shared.exceptions import error_fields_for
 from mcp.types.jsonrpc import INVALID_REQUEST
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ class SharedSessions:
             except StoreUnavailable as exc:
                 if new:
                     self._unmake(owner)
-                return m.error_response(request_id, exc.code, exc.message)
+                return m.error_response(request_id, *error_fields_for(exc))
             return message
 
         return commit
