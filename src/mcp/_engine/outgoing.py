@@ -62,6 +62,12 @@ class PeerOutgoing:
     async def send_notification(self, method: str, params: dict[str, Any] | None = None, metadata: Any = None) -> None:
         await self.send(m.notification(method, params), metadata)
 
+    def share_request_ids(self, other: PeerOutgoing) -> None:
+        """Mint request ids from `other`'s counter from now on: an engine speaking for the same
+        connection (a server runner's session over a `JSONRPCDispatcher`) sends under the
+        connection's one id sequence, so the ids it names (progress tokens) are the wire's."""
+        self._ids = other._ids
+
     def next_request_id(self) -> int:
         """Reserve the id of a request about to be sent (`send_request(request_id=...)`): what a
         progress token names, as officially (the request's own id)."""
