@@ -136,11 +136,14 @@ async def test_a_cancel_notification_through_the_runner_stops_the_request_it_nam
 async def test_a_server_request_over_a_jsonrpc_dispatcher_goes_out_under_the_connections_one_id_sequence() -> None:
     seen: list[tuple[Any, Any]] = []
 
+    connections: list[Connection] = []
+
     async def call_tool(ctx: ServerRequestContext[Any], params: Any) -> CallToolResult:
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             return None
 
         await ctx.session.send_raw_request("roots/list", None, progress_callback=on_progress)
+        await connections[0].send_raw_request("ping", None)  # the connection's own, from a handler
         return CallToolResult(content=[TextContent(text="done")])
 
     server = Server("ids-demo", on_call_tool=call_tool)
@@ -157,6 +160,7 @@ async def test_a_server_request_over_a_jsonrpc_dispatcher_goes_out_under_the_con
         server_side: JSONRPCDispatcher[Any] = JSONRPCDispatcher(*server_streams)
         client: JSONRPCDispatcher[Any] = JSONRPCDispatcher(*client_streams)
         connection = Connection.for_loop(server_side)
+        connections.append(connection)
         async with anyio.create_task_group() as tg:
             await tg.start(partial(serve_connection, server, server_side, connection=connection, lifespan_state={}))
             await tg.start(partial(client.run, answer, ignore))
@@ -168,6 +172,7 @@ async def test_a_server_request_over_a_jsonrpc_dispatcher_goes_out_under_the_con
                 await connection.send_raw_request("ping", None)  # takes the connection's first id
                 result = await client.send_raw_request("tools/call", {"name": "t", "arguments": {}})
             assert result["content"][0]["text"] == "done"
-            # the ping took id 1; the roots/list request's progress token is its own wire id, 2
-            assert seen == [(1, None), (2, 2)]
+            # the ping took id 1; the roots/list request's progress token is its own wire id, 2; the
+            # handler's own ping on the connection went out once, under the next id
+            assert seen == [(1, None), (2, 2), (3, None)]
             tg.cancel_scope.cancel()

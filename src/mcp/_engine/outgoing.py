@@ -68,6 +68,11 @@ class PeerOutgoing:
         connection's one id sequence, so the ids it names (progress tokens) are the wire's."""
         self._ids = other._ids
 
+    def awaits(self, request_id: Any) -> bool:
+        """Whether this engine sent the request `request_id` and awaits its answer (it may still be
+        on its way out)."""
+        return request_id in self._pending
+
     def next_request_id(self) -> int:
         """Reserve the id of a request about to be sent (`send_request(request_id=...)`): what a
         progress token names, as officially (the request's own id)."""

@@ -82,6 +82,8 @@ class _DispatchMetadata:
                 self.answer = message
                 return True
             return False  # not ours: the connection's channel
+        if "id" in message and not self.runner.session.peer.awaits(message["id"]):
+            return False  # the channel's own request (sent from a handler), seeing this as current
         await self.runner.forward(self.dispatch_context, message)
         return True
 
