@@ -3,7 +3,7 @@
 
 Run from the repository root:
 
-    python3 bench/run.py [--quick] [--markdown FILE] [--only ours,official,fastmcp]
+    python3 bench/run.py [--quick] [--markdown FILE] [--json FILE] [--only ours,official,fastmcp]
 
 The driver uses the standard library only. It creates the peer virtualenvs under
 bench/.venvs/ when missing, then talks raw newline-delimited JSON-RPC to each
@@ -37,6 +37,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO = BENCH_DIR.parent
 VENVS = BENCH_DIR / ".venvs"
 SERVERS = BENCH_DIR / "servers"
+FLOOR_SERVER = SERVERS / "floor.py"  # the cold start floor: no SDK
 PYCACHE = VENVS / "pycache"
 PROTOCOL_VERSION = "2025-11-25"
 MODERN_PROTOCOL_VERSION = "2026-07-28"  # only the one HTTP group that measures the per-request era uses it
@@ -868,17 +869,42 @@ def sample_import(impl: Impl, cfg: Config) -> Sample:
     return {"import": float(res.stdout.strip().splitlines()[-1])}
 
 
-def sample_cold_start(impl: Impl, cfg: Config) -> Sample:
-    """Spawn → initialize → notifications/initialized → first tools/list answer."""
-    client = spawn_stdio(impl, impl.server)
+def proc_cpu_ns(pid: int) -> int:
+    """CPU time of a process's live threads in ns (`/proc/<pid>/task/*/schedstat`): unlike the 10 ms
+    ticks of `/proc/<pid>/stat`, precise enough for one cold start, and unlike wall time hardly moved
+    by other work on the machine."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as fh:
+                total += int(fh.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):  # a thread that just ended
+            pass
+    return total
+
+
+def cold_start_seconds(impl: Impl, script: Path, cfg: Config) -> tuple[float, float]:
+    """Spawn `script` → initialize → notifications/initialized → first tools/list answer: wall time
+    and the server's CPU time up to that answer, in seconds."""
+    client = spawn_stdio(impl, script)
     with client:
         client.initialize(cfg.init_timeout)
         tools = client.list_tools(cfg.init_timeout)
         elapsed = time.perf_counter() - client.spawned_at
+        cpu = proc_cpu_ns(client.proc.pid) / 1e9
         names = sorted(t["name"] for t in tools)
         if names != ["add", "forecast", "weather"]:
             raise ServerFailed(f"unexpected tools {names}")
-    return {"cold_start": elapsed}
+    return elapsed, cpu
+
+
+def sample_cold_start(impl: Impl, cfg: Config) -> Sample:
+    """The column's server cold start, and right after it the floor's (`servers/floor.py`: the same
+    interpreter, pydantic and bench model answering with no SDK) with the same interpreter."""
+    elapsed, cpu = cold_start_seconds(impl, impl.server, cfg)
+    floor, floor_cpu = cold_start_seconds(impl, FLOOR_SERVER, cfg)
+    return {"cold_start": elapsed, "cold_floor": floor, "cold_above_floor": max(elapsed - floor, 1e-6),
+            "cold_cpu": cpu, "cold_cpu_above_floor": max(cpu - floor_cpu, 1e-6)}
 
 
 def check_result(tool: str, result: dict[str, Any], cfg: Config) -> None:
@@ -1396,10 +1422,18 @@ def groups(cfg: Config) -> list[Group]:
                     f"stdio cold start to first tools/list, median of {cfg.cold_runs}",
                     "ms",
                     scale=1e3,
-                )
+                ),
+                Row("cold_floor", "stdio cold start floor (no SDK: pydantic + bench model)", "ms", scale=1e3),
+                Row("cold_above_floor", "stdio cold start above the floor", "ms", scale=1e3),
+                Row("cold_cpu", "stdio cold start: server CPU to first tools/list", "ms", scale=1e3),
+                Row("cold_cpu_above_floor", "stdio cold start: server CPU above the floor's", "ms", scale=1e3),
             ],
             note="driver-side wall time from Popen() to the tools/list response: interpreter startup, imports, "
-            "tool registration, initialize + notifications/initialized, tools/list.",
+            "tool registration, initialize + notifications/initialized, tools/list. The floor: `servers/floor.py` "
+            "(the column's interpreter, pydantic and the bench model answering with no SDK), started right after "
+            "each sample; above the floor = median of (cold start - floor) per sample. Server CPU: the server's "
+            "threads' CPU time up to the tools/list answer (/proc/<pid>/task/*/schedstat, ns), less sensitive "
+            "to other work on the machine than wall time.",
             sample=sample_cold_start,
             reps=lambda c: c.cold_runs,
         ),
@@ -1636,6 +1670,32 @@ def build_table(
     return header, body
 
 
+def results_json(
+    all_groups: list[Group], impls: list[Impl], results: Results, notes: list[str], quick: bool
+) -> dict[str, Any]:
+    """The run as data (what `--json` writes): every row's raw value per column (None where the
+    column failed or the group does not apply), its unit and direction, and the table's notes.
+    The documentation's performance charts are drawn from this (scripts/docs_charts.py)."""
+    rows: list[dict[str, Any]] = []
+    for group in all_groups:
+        for row in group.rows:
+            values: dict[str, float | None] = {}
+            for impl in impls:
+                applies = group.only is None or impl.key in group.only
+                values[impl.key] = results.values.get((row.key, impl.key)) if applies else None
+            rows.append({"group": group.name, "key": row.key, "label": row.label, "unit": row.unit,
+                         "higher_is_better": row.higher_is_better, "values": values})
+    return {
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "mode": "quick" if quick else "full",
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "columns": {impl.key: impl.info or impl.error or "" for impl in impls},
+        "rows": rows,
+        "notes": notes,
+    }
+
+
 def render_text(header: list[str], body: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
 
@@ -1695,6 +1755,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="far fewer repetitions/calls (about a minute)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as markdown to FILE")
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE (raw values)")
     parser.add_argument("--only", default="ours,official,fastmcp", help="comma-separated columns to run")
     parser.add_argument("--groups", default="", help="comma-separated group names to run (default: all)")
     parser.add_argument(
@@ -1740,6 +1801,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
         Path(args.markdown).write_text("\n".join(md) + "\n")
         log(f"markdown written to {args.markdown}")
+    if args.json:
+        data = results_json(all_groups, impls, results, notes, args.quick)
+        Path(args.json).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+        log(f"JSON written to {args.json}")
     log(f"total {time.perf_counter() - t0:.0f}s")
     return 0
 

@@ -146,7 +146,7 @@ def build_server() -> MCPServer:
     async def expire(request: Request) -> PlainTextResponse:
         manager = mcp.session_manager
         for session in list(manager._sessions.values()):
-            manager._terminate(session)
+            manager._sessions.terminate(session)
         return PlainTextResponse("expired")
 
     return mcp
@@ -444,7 +444,7 @@ async def test_a_session_that_keeps_expiring_gives_up_with_an_mcp_error() -> Non
         if scope["type"] == "http" and expiring["on"] and has_session:
             manager = mcp.session_manager
             for session in list(manager._sessions.values()):
-                manager._terminate(session)
+                manager._sessions.terminate(session)
         await inner[0](scope, receive, send)
 
     def make_app() -> ASGIApp:

@@ -129,3 +129,33 @@ def test_the_http_client_transports_load_httpx2_and_never_httpx() -> None:
 def test_importing_the_client_loads_no_http_library() -> None:
     modules = _modules_after("from mcp import Client\nfrom mcp.client import ClientSession")
     assert _loaded(modules, HTTP_STACK) == []
+
+
+def test_serving_stdio_initialize_and_tools_list_loads_no_http_auth_telemetry_or_protocol_models() -> None:
+    """The stdio cold start (bench row "above the floor") pays for no HTTP stack, no JSON Schema
+    validator, no settings or telemetry library, and no protocol model: the handshake and a bare
+    tools/list are answered in wire form."""
+    server = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+        "from pydantic import BaseModel\nfrom mcp.server import MCPServer\n"
+        "class Weather(BaseModel):\n    city: str\n"
+        "m = MCPServer('x')\n"
+        "@m.tool()\ndef add(a: int, b: int) -> int:\n    return a + b\n"
+        "@m.tool()\ndef forecast(n: int) -> list[Weather]:\n    return []\n"
+        "m.run()\n"
+    )
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    out = subprocess.run([sys.executable, "-c", server], input="".join(json.dumps(r) + "\n" for r in requests),
+                         capture_output=True, text=True, timeout=60, check=True)
+    answers = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, 2] and len(answers[1]["result"]["tools"]) == 2
+    modules = set(json.loads(out.stderr.strip().splitlines()[-1]))
+    assert _loaded(modules, (*HTTP_STACK, "jsonschema", "pydantic_settings", "opentelemetry", "jwt")) == []
+    assert not [m for m in modules if m.startswith(("mcp.client", "mcp.server.auth", "mcp.server.streamable_http"))]
+    assert not [m for m in modules if m.startswith("mcp.types._") and m != "mcp.types._base"]

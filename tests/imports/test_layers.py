@@ -86,8 +86,7 @@ LAYERS: dict[str, int] = {
     "mcp.server.streamable_http": L4,
     "mcp.server.streamable_http_app": L4,
     "mcp.server.streamable_http_manager": L4,
-    "mcp.server.streamable_http_shared": L4,
-    "mcp.server.streamable_http_transport": L4,
+    "mcp.server._http": L4,  # the Streamable HTTP front door (the official paths above re-export it)
     "mcp.server.transport_security": L4,
     "mcp.server._host_check": L4,
     "mcp.server.http_limits": L4,
@@ -97,7 +96,7 @@ LAYERS: dict[str, int] = {
     "mcp.server.session_store": L4,
     "mcp.client.stdio": L4,
     "mcp.client.sse": L4,
-    "mcp.client.streamable_http": L4,
+    "mcp.client.streamable_http": L4,  # the package: wire, headers, reading, resumption, lifecycle, posting
     "mcp.client._http_library": L4,
     "mcp.client.transports": L4,
     "mcp.client._memory": L4,  # the in-memory transport the Client builds for a server object
@@ -125,7 +124,7 @@ LAYERS: dict[str, int] = {
 MODULE_LEVEL_UP_ARROWS: set[str] = {
     "mcp.client.session_group -> mcp.client.stdio",  # L5 -> L4 at module level (official module layout)
     "mcp.client.session_group -> mcp.client.streamable_http",  # L5 -> L4 at module level
-    "mcp.server.streamable_http -> mcp.server.session",  # L4 -> L5: the transport makes ServerSessions
+    "mcp.server._http.request_path -> mcp.server.session",  # L4 -> L5: the transport makes ServerSessions
 }
 
 # Lazy (function-level) imports pointing up, as "importer -> imported". Kept exact: a new one is a
@@ -140,7 +139,7 @@ FUNCTION_LEVEL_UP_ARROWS: set[str] = {
     "mcp.server.mcpserver._registration -> mcp.server.auth.scopes",
     "mcp.server.mcpserver.server -> mcp.server.request_state",
     "mcp.server.sse -> mcp.server.auth.app",
-    "mcp.server.streamable_http -> mcp.server.auth.middleware.bearer_auth",  # a session's principal, with a token
+    "mcp.server._http.sessions -> mcp.server.auth.middleware.bearer_auth",  # a session's principal, with a token
     "mcp.server.streamable_http_app -> mcp.server.auth.app",
     "mcp.server.tasks._extension -> mcp.server.auth.middleware.auth_context",
     "mcp.server.tasks._extension -> mcp.server.request_state",

@@ -209,6 +209,12 @@ class Peer(PeerOutgoing):
         """Fail every pending outgoing request (the transport is gone)."""
         self._close()
 
+    def cancel_all(self) -> None:
+        """Cancel every request being served (its owner ended the connection: an HTTP session
+        terminated or evicted)."""
+        for call in list(self._in_flight.values()):
+            call.cancel()
+
     def clock(self, request_id: Any) -> RequestClock | None:
         """The clock of the outgoing request `request_id` while it awaits its answer: its owner may
         restart it (the peer showed it is working on it) or stop it (the wait is on us)."""

@@ -216,7 +216,7 @@ class Client:
                          cache_mode: str = "use") -> Any:
         result = await self._cached("tools/list", cursor, meta, cache_mode, "ListToolsResult")
         # A listing served from the cache never reached the session: it learns the schemas here.
-        return self.session._absorb_tool_listing(result)
+        return self.session.absorb_tool_listing(result)
 
     async def _cached(self, method: str, cursor: str | None, meta: dict[str, Any] | None, cache_mode: str,
                       model_name: str, subject: str = "", params: dict[str, Any] | None = None) -> Any:
@@ -302,7 +302,7 @@ class Client:
         if self._folded and type(result).__name__ != "CallToolResult":
             from mcp.client.extensions import ClaimContext
 
-            claim = session._claim_for(getattr(result, "result_type", None) or "")
+            claim = session.claim_for(getattr(result, "result_type", None) or "")
             if claim is not None:
                 result = await claim.resolve(
                     result, ClaimContext(session=session, tool_name=name, read_timeout_seconds=read_timeout_seconds))
@@ -389,7 +389,7 @@ class Client:
 
     @deprecated_verb(_deprecated.ROOTS)
     async def send_roots_list_changed(self) -> None:
-        if self.session._modern_meta is None:
+        if self.session.modern_meta is None:
             await self.session.send_roots_list_changed()
 
     @deprecated_verb(_deprecated.PROGRESS)

@@ -98,6 +98,14 @@ class ClientHandshake:
         """The server's instructions text, if any."""
         result = self._discover_result or self._initialize_result
         return None if result is None else result.instructions
+
+    @property
+    def modern_meta(self) -> dict[str, Any] | None:
+        """The `_meta` stamp (protocol version, client capabilities and info) every request carries
+        on the 2026-07-28 stateless wire; None in the handshake era or before any handshake. Read
+        it to tell the era, or copy it into a request sent around the typed verbs."""
+        return self._modern_meta
+
     # -- extensions ---------------------------------------------------------------------------
 
     @property

@@ -27,6 +27,7 @@ from mcp.types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
 if TYPE_CHECKING:
     from mcp.client.extensions import NotificationBinding
     from mcp.client.session import ClientSession, MessageHandlerFnT
+    from mcp.client.subscriptions import ListenRoute
 
 logger = logging.getLogger("mcp.client")
 
@@ -75,6 +76,18 @@ class ClientIncoming(ClientHandshake):
         over the handshake-era back-channel would be; returns the wire `InputResponse`."""
         wire = request.to_wire() if hasattr(request, "to_wire") else request
         return await self._answer(wire["method"], wire.get("params") or {}, key)
+
+    # -- listen streams -----------------------------------------------------------------------
+
+    def register_listen_route(self, subscription_id: str, route: ListenRoute) -> None:
+        """Route the notifications stamped with `subscription_id` (a `subscriptions/listen`
+        request's id) to `route`, in wire order; register before sending the request, so the
+        server's acknowledgement cannot arrive first."""
+        self._subscriptions[subscription_id] = route
+
+    def unregister_listen_route(self, subscription_id: str) -> None:
+        """Stop routing a listen stream's notifications (nothing when it is not registered)."""
+        self._subscriptions.pop(subscription_id, None)
 
     # -- incoming -----------------------------------------------------------------------------
 

@@ -123,12 +123,12 @@ class ClientOutgoing(ClientHandshake):
         raw = await self.send_request_raw("tools/list", request)
         result = model_types().ListToolsResult.model_validate(raw)
         first_page = not (request or {}).get("cursor")
-        return self._absorb_tool_listing(result, complete=first_page and result.next_cursor is None)
+        return self.absorb_tool_listing(result, complete=first_page and result.next_cursor is None)
 
-    def _absorb_tool_listing(self, result: Any, *, complete: bool = False) -> Any:
-        """Remember the output schema of every tool in a listing (also a listing served from cache;
-        FastMCP's client cache calls this too, by its official name). A `complete` listing (one page,
-        the whole set) forgets the tools it no longer has."""
+    def absorb_tool_listing(self, result: Any, *, complete: bool = False) -> Any:
+        """Remember the output schema of every tool in a `ListToolsResult` and return it: also for
+        a listing that never reached this session (`Client`'s response cache serves one). A
+        `complete` listing (one page, the whole set) forgets the tools it no longer has."""
         for tool in result.tools:
             self._tool_output_schemas[tool.name] = tool.output_schema
         if complete:
@@ -136,6 +136,9 @@ class ClientOutgoing(ClientHandshake):
             self._tool_output_schemas = {k: v for k, v in self._tool_output_schemas.items() if k in names}
             self._validators = {k: v for k, v in self._validators.items() if k in names}
         return result
+
+    _absorb_tool_listing = absorb_tool_listing
+    """The official private name of `absorb_tool_listing` (FastMCP's client cache calls it)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
                         read_timeout_seconds: float | None = None, progress_callback: ProgressCallback | None = None,
@@ -208,7 +211,9 @@ class ClientOutgoing(ClientHandshake):
         return await self._round("resources/read", {"uri": str(uri)}, "ReadResourceResult", meta, input_responses,
                                  request_state, allow_input_required)
 
-    def _claim_for(self, result_type: str) -> Any:
+    def claim_for(self, result_type: str) -> Any:
+        """The `ResultClaim` of this session's extensions that takes a result whose `resultType` is
+        `result_type` at the negotiated version; None in the handshake era or when none claims it."""
         if self._modern_meta is None:
             return None
         for extension in self.extensions:
@@ -230,7 +235,7 @@ class ClientOutgoing(ClientHandshake):
         raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback)
         t = model_types()
         result_type = raw.get("resultType")
-        claim = None if result_type in (None, "complete", "input_required") else self._claim_for(result_type)
+        claim = None if result_type in (None, "complete", "input_required") else self.claim_for(result_type)
         if claim is not None:  # an unclaimed resultType meets the core model's validation, as officially
             claimed = claim.model.model_validate(raw)
             if not allow_claimed:

@@ -142,7 +142,7 @@ async def listen(session: ClientSession, *, tools_list_changed: bool = False, pr
     """Open one `subscriptions/listen` stream on `session` (2026-07-28 only). Entering sends the
     request and returns once the server acknowledges it (`honored` is what it agreed to);
     leaving ends the stream. `on_event` is awaited before each event reaches the consumer."""
-    if session._modern_meta is None:
+    if session.modern_meta is None:
         raise ListenNotSupportedError(session.protocol_version)
     wanted: dict[str, Any] = {}
     if tools_list_changed:
@@ -155,11 +155,11 @@ async def listen(session: ClientSession, *, tools_list_changed: bool = False, pr
         wanted["resourceSubscriptions"] = [str(uri) for uri in resource_subscriptions]
     subscription_id = f"listen-{next(_LISTEN_IDS)}"
     route = ListenRoute()
-    session._subscriptions[subscription_id] = route
+    session.register_listen_route(subscription_id, route)
 
     async def run() -> None:
         try:
-            params = {"notifications": wanted, "_meta": dict(session._modern_meta or {})}
+            params = {"notifications": wanted, "_meta": dict(session.modern_meta or {})}
             await session.peer.send_request("subscriptions/listen", params, request_id=subscription_id)
             route.settle("closed")
         except MCPError as exc:
@@ -188,4 +188,4 @@ async def listen(session: ClientSession, *, tools_list_changed: bool = False, pr
             raise
         raise leaf from None
     finally:
-        session._subscriptions.pop(subscription_id, None)
+        session.unregister_listen_route(subscription_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
 
-from mcp._protocol.lifecycle import negotiate_version, unsupported_version_error
+from mcp._protocol.lifecycle import HANDSHAKE_ERA, negotiate_version, request_era, unsupported_version_error
 from mcp.server.connection import LOG_LEVELS
 from mcp.server.unserved import unserved_request_error
 from mcp.shared.exceptions import MCPError
@@ -163,9 +163,7 @@ class SessionHandshake:
         if requested is not None and type(requested) is not str:
             raise MCPError(INVALID_PARAMS, f"Invalid params: _meta {PROTOCOL_VERSION_META_KEY!r} must be a string")
         header = getattr(metadata, "protocol_version", None) if metadata is not None else None
-        if (requested is not None and requested not in HANDSHAKE_VERSIONS) or (
-            header is not None and header not in HANDSHAKE_VERSIONS
-        ):
+        if request_era(header, requested) != HANDSHAKE_ERA:
             if requested is None:
                 raise MCPError(INVALID_PARAMS, f"Invalid params: _meta must carry {PROTOCOL_VERSION_META_KEY!r}")
             if header is not None and header != requested:
@@ -196,7 +194,28 @@ class SessionHandshake:
             raise unserved_request_error(method, self.protocol_version, params)
         raise MCPError(INVALID_PARAMS, "Invalid request parameters", "")
 
-    def _complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
+    @property
+    def negotiated_version(self) -> str | None:
+        """The revision `initialize` settled on; None before it (and on a session-less request).
+        A door for the HTTP front door's session table and shared-session store."""
+        return self._protocol_version
+
+    def handshake_snapshot(self) -> tuple[str, Any, Any] | None:
+        """(negotiated version, client info, client capabilities) as `initialize` left them (wire
+        dicts or models); None before the handshake. What a shared session's record keeps."""
+        if self._protocol_version is None:
+            return None
+        return self._protocol_version, self._client_info, self._client_capabilities
+
+    def adopt_handshake(self, version: str, client_info: Any, capabilities: Any) -> None:
+        """Take over a handshake another process completed (a shared session's replica), as if
+        `initialize` had carried these."""
+        self.complete_initialize(version, client_info, capabilities)
+
+    def complete_initialize(self, requested: str, client_info: Any, capabilities: Any) -> str:
+        """End the handshake: negotiate the version from the `requested` one and keep the
+        client's identity and capabilities; returns the negotiated version. The door of the
+        `initialize` built-in, and of a shared-session store restoring a session elsewhere."""
         self._protocol_version = version = negotiate_version(requested)
         self.peer.protocol_version = version
         self._client_info = client_info

@@ -82,10 +82,10 @@ class SessionIncoming(SessionHandshake):
             if server.middleware:
                 # The chain ends in the finished wire form; what the middleware returns goes out as
                 # returned (never patched: an answer of its own carries no stamp it did not add).
-                wire = own_answer(await server._chain(ctx))
+                wire = own_answer(await server.dispatch_through_middleware(ctx))
                 version = ctx.protocol_version or self._protocol_version or ""
             else:
-                result = await server._dispatch(ctx)
+                result = await server.dispatch(ctx)
                 version = ctx.protocol_version or self._protocol_version or ""
                 wire = result_to_wire(server, method, result, version)
             response = m.result_response(request_id, wire)
@@ -117,7 +117,7 @@ class SessionIncoming(SessionHandshake):
         if version is None or server.middleware:
             return None
         method: str = message["method"]
-        entry = server._request_handlers.get(method)
+        entry = server.request_entry(method)
         if entry is None or entry.planner is None:
             return None
         params = message.get("params")
@@ -140,10 +140,11 @@ class SessionIncoming(SessionHandshake):
 
         return respond
 
-    def _result_to_wire(self, method: str, result: Any, version: str) -> dict[str, Any]:
-        """A result in its wire form for this session's server (the innermost call under middleware
-        asks the session for it: `Server._dispatch_wire`)."""
-        return result_to_wire(self.server, method, result, version)
+    def wire_result(self, ctx: ServerRequestContext[Any], result: Any) -> dict[str, Any]:
+        """A handler's result for `ctx`'s request in the wire form this session sends (its
+        revision's stamp or pruning): the door the innermost call under middleware finishes a
+        result through, so middleware sees what the client receives."""
+        return result_to_wire(self.server, ctx.method, result, ctx.protocol_version or self._protocol_version or "")
 
     async def _on_notification(self, message: dict[str, Any], metadata: Any) -> None:
         method: str = message["method"]
@@ -153,7 +154,7 @@ class SessionIncoming(SessionHandshake):
         if self._progress_callbacks and method == "notifications/progress":
             await self._deliver_progress(params)
         server = self.server
-        if server.middleware or method in server._notification_handlers:
+        if server.middleware or server.has_notification_handler(method):
             version = self._protocol_version or self.default_version or ""
             ctx: ServerRequestContext[Any] = ServerRequestContext(
                 cast("ServerSession", self), self.lifespan_context, version, method, params, None,
@@ -170,7 +171,7 @@ class SessionIncoming(SessionHandshake):
     async def _handle_notification(self, ctx: ServerRequestContext[Any]) -> None:
         server = self.server
         try:
-            await (server._chain(ctx) if server.middleware else server._dispatch_notification(ctx))
+            await (server.dispatch_through_middleware(ctx) if server.middleware else server.dispatch_notification(ctx))
         except Exception:
             logger.exception("notification handler for %s failed", ctx.method)
             if self.raise_exceptions:

@@ -7,7 +7,6 @@ holds the server, cannot replace a spec method, and two extensions cannot bind t
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,7 +110,7 @@ class Extension:
 def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
     """Register every contribution of `extensions` on an `MCPServer` (construction time only);
     the `tools/call` interceptors, when any extension has one, wrap the `tools/call` handler."""
-    lowlevel = server._lowlevel_server
+    lowlevel = server.lowlevel_server
     bound: dict[str, str] = {}
     interceptors: list[Extension] = []
     for extension in extensions:
@@ -134,10 +133,9 @@ def install_extensions(server: Any, extensions: Sequence[Extension]) -> None:
         if type(extension).intercept_tool_call is not Extension.intercept_tool_call:
             interceptors.append(extension)
     if interceptors:
-        table = lowlevel._request_handlers
-        entry = table["tools/call"]
+        entry = lowlevel.request_entry("tools/call")
         # every call must pass the interceptors, on the event loop: no planner
-        table["tools/call"] = dataclasses.replace(entry, handler=_intercepted(interceptors, entry.handler), planner=None)
+        lowlevel.replace_request_entry("tools/call", handler=_intercepted(interceptors, entry.handler), planner=None)
 
 
 def _intercepted(extensions: list[Extension], handler: Callable[[Any, Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:

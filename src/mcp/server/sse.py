@@ -17,15 +17,15 @@ from mcp._protocol.codec import ParseError, decode, encode_bytes
 from mcp._protocol.messages import InvalidMessage, classify
 from mcp._protocol.sse import encode_event
 from mcp.server._host_check import check
-from mcp.server.streamable_http import (
-    _DISCONNECTED,
+from mcp.server._http.asgi import (
     DEFAULT_MAX_BODY,
-    _headers,
-    _principal_of,
-    _read_body,
-    _send_body,
-    _send_refusal,
+    DISCONNECTED,
+    headers_of,
+    read_body,
+    send_body,
+    send_refusal,
 )
+from mcp.server._http.sessions import principal_of
 from mcp.shared.message import SessionMessage
 
 if TYPE_CHECKING:
@@ -99,15 +99,15 @@ class SseServerTransport:
         settings refuse is answered (421/403) and raises `ValueError`."""
         if scope.get("type") != "http":
             raise ValueError("connect_sse can only handle HTTP requests")
-        headers = _headers(scope)
+        headers = headers_of(scope)
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
-            await _send_refusal(send, *rejected)
+            await send_refusal(send, *rejected)
             raise ValueError("Request validation failed")
         session_id = uuid4()
         in_send, in_recv = anyio.create_memory_object_stream[SessionMessage | Exception](64)
         out_send, out_recv = anyio.create_memory_object_stream[SessionMessage](64)
-        owner = _principal_of(scope)
+        owner = principal_of(scope)
         if owner is not None:
             self._session_owners[session_id] = owner
         self._read_stream_writers[session_id] = in_send
@@ -162,10 +162,10 @@ class SseServerTransport:
         """The GET endpoint serving `server=`'s connection (`connect_sse` + `serve_connection`)."""
         if self.server is None:
             raise TypeError("handle_sse needs SseServerTransport(..., server=); use connect_sse otherwise")
-        headers = _headers(scope)
+        headers = headers_of(scope)
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
-            await _send_refusal(send, *rejected)
+            await send_refusal(send, *rejected)
             return
         lifespan_context = await self._ensure_lifespan()
         async with self.connect_sse(scope, receive, send) as (read_stream, write_stream):
@@ -179,11 +179,11 @@ class SseServerTransport:
         opened by another principal); 400 for a body that is not one JSON-RPC message; else 202,
         and the message goes to the session's stream."""
         if scope.get("method") != "POST":
-            await _send_body(send, 405, b"", [(b"allow", b"POST")])
+            await send_body(send, 405, b"", [(b"allow", b"POST")])
             return
-        headers = _headers(scope)
-        body = await _read_body(receive, headers, self.max_request_body_size)
-        if body is _DISCONNECTED:
+        headers = headers_of(scope)
+        body = await read_body(receive, headers, self.max_request_body_size)
+        if body is DISCONNECTED:
             return
         if body is None:
             await _send_plain(send, 413, "Request body too large")
@@ -193,7 +193,7 @@ class SseServerTransport:
             return
         rejected = check(self.security_settings, headers.get("host"), headers.get("origin"))
         if rejected is not None:
-            await _send_refusal(send, *rejected)
+            await send_refusal(send, *rejected)
             return
         raw_id = _session_param(scope.get("query_string", b""))
         if raw_id is None:
@@ -205,7 +205,7 @@ class SseServerTransport:
             await _send_plain(send, 400, "Invalid session ID")
             return
         writer = self._read_stream_writers.get(session_id)
-        if writer is None or _principal_of(scope) != self._session_owners.get(session_id):
+        if writer is None or principal_of(scope) != self._session_owners.get(session_id):
             # A session answers only the principal that opened it; to anyone else it does not exist.
             await _send_plain(send, 404, "Could not find session")
             return
@@ -255,7 +255,7 @@ def _session_param(query_string: bytes) -> str | None:
 
 async def _send_plain(send: Any, status: int, text: str) -> None:
     """A short text answer with no Content-Type, as the official transport's."""
-    await _send_body(send, status, text.encode(), [])
+    await send_body(send, status, text.encode(), [])
 
 
 def build_sse_app(server: Any, *, sse_path: str = "/sse", message_path: str = "/messages/",

@@ -12,7 +12,7 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
-from mcp.server.streamable_http import DEFAULT_MAX_BODY, StreamableHTTPSessionManager
+from mcp.server._http.request_path import DEFAULT_MAX_BODY, StreamableHTTPSessionManager
 
 if TYPE_CHECKING:
     import asyncio

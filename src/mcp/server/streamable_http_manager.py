@@ -1,5 +1,6 @@
 """The official home of `StreamableHTTPSessionManager`, the Streamable HTTP endpoint to mount in
-an ASGI app (its implementation is `mcp.server.streamable_http`, its one home)."""
+an ASGI app (its one home is `mcp.server._http.request_path`, the request path of the package
+that implements the transport)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mcp._protocol.http import DEFAULT_MAX_REQUEST_BODY_SIZE as DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS as DEFAULT_MAX_SESSIONS
 from mcp._protocol.http import DEFAULT_SESSION_IDLE_TIMEOUT as DEFAULT_SESSION_IDLE_TIMEOUT
-from mcp.server.streamable_http import StreamableHTTPSessionManager
+from mcp.server._http.request_path import StreamableHTTPSessionManager
 
 if TYPE_CHECKING:
     from mcp.server.transport_security import RequestBodyLimitMiddleware as RequestBodyLimitMiddleware

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from mcp import Client, MCPError
 from mcp.server import MCPServer, Server, ServerRequestContext
+from mcp.server.lowlevel.server import HandlerEntry, LazyParams
 from mcp.types import (
     CallToolRequestParams,
     CallToolResult,
@@ -193,3 +194,45 @@ async def test_mcpserver_and_server_share_one_dispatch_path() -> None:
     assert lowlevel.get_request_handler("tools/call") is not None
     async with Client(lowlevel) as client:
         assert (await client.call_tool("add", {"a": 1, "b": 2})).structured_content == {"result": 3}
+
+
+async def test_an_entry_set_through_the_table_door_serves_and_can_be_replaced_field_by_field() -> None:
+    server = Server("doors")
+    seen: list[Any] = []
+
+    async def echo(ctx: ServerRequestContext, params: Any) -> dict[str, Any]:
+        seen.append(params)
+        return {"echo": params["word"]}
+
+    async def shout(ctx: ServerRequestContext, params: Any) -> dict[str, Any]:
+        return {"shout": str(params["word"]).upper()}
+
+    server.set_request_entry("vendor/echo", HandlerEntry(None, echo))
+    async with Client(server) as client:
+        raw = await client.session.send_request_raw("vendor/echo", {"word": "hi"})
+        assert raw["echo"] == "hi" and type(seen[0]) is dict  # params type None: the raw params
+        server.replace_request_entry("vendor/echo", handler=shout)
+        assert (await client.session.send_request_raw("vendor/echo", {"word": "hi"}))["shout"] == "HI"
+    entry = server.request_entry("vendor/echo")
+    assert entry is not None and entry.handler is shout and entry.params_type is None
+
+
+def test_replacing_an_entry_that_was_never_registered_is_a_key_error() -> None:
+    with pytest.raises(KeyError):
+        Server("x").replace_request_entry("vendor/absent", planner=None)
+
+
+def test_mcpserver_registers_its_own_entries_through_the_doors_with_planners_and_optional_list_params() -> None:
+    mcp = MCPServer("high")
+    lowlevel = mcp.lowlevel_server
+    assert lowlevel is mcp._lowlevel_server
+    call = lowlevel.request_entry("tools/call")
+    assert call is not None and call.planner is not None and call.params_type is None
+    for method in ("tools/list", "resources/list", "resources/templates/list", "prompts/list"):
+        entry = lowlevel.request_entry(method)
+        assert entry is not None and isinstance(entry.params_type, LazyParams) and entry.params_type.optional
+    read = lowlevel.request_entry("resources/read")
+    assert read is not None and read.planner is not None
+    # the official lookup still hands out the model class, never the lazy name
+    official = lowlevel.get_request_handler("tools/list")
+    assert official is not None and official.params_type is PaginatedRequestParams

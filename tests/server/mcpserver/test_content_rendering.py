@@ -49,3 +49,25 @@ def test_runs_of_models_and_text_render_one_block_each() -> None:
         {"type": "text", "text": "7"},
         {"type": "text", "text": "true"},
     ]
+
+
+class Labelled(BaseModel):
+    label: str
+    extra: Any = None
+
+
+@given(st.lists(st.builds(Labelled, label=st.text(max_size=4), extra=st.one_of(st.none(), st.integers(), st.just(object()))),
+                min_size=1, max_size=8))
+def test_a_list_of_one_model_renders_each_item_as_pydantic_writes_it_alone(items: list[Labelled]) -> None:
+    import pydantic_core
+
+    expected = [{"type": "text", "text": pydantic_core.to_json(item, fallback=str, indent=2).decode()} for item in items]
+    assert to_wire_content(items) == expected
+    assert to_wire_content(tuple(items)) == expected
+
+
+def test_a_list_of_one_scalar_type_renders_one_block_per_item() -> None:
+    assert to_wire_content(["a", "b"]) == [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
+    assert to_wire_content([1, 2]) == [{"type": "text", "text": "1"}, {"type": "text", "text": "2"}]
+    assert to_wire_content([None, None]) == []
+    assert to_wire_content([[1], [2]]) == [{"type": "text", "text": "1"}, {"type": "text", "text": "2"}]

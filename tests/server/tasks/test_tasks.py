@@ -206,7 +206,7 @@ async def test_a_per_request_declaration_opts_a_single_call_in() -> None:
         meta = {"io.modelcontextprotocol/clientCapabilities": {"extensions": {EXTENSION_ID: {}}}}
         created = await client.session.peer.send_request("tools/call", {
             "name": "sleeper", "arguments": {"seconds": 0},
-            "_meta": {**(client.session._modern_meta or {}), **meta}})
+            "_meta": {**(client.session.modern_meta or {}), **meta}})
         assert created["resultType"] == "task"
         plain = await call(client, "sleeper", {"seconds": 0})
         assert plain["resultType"] == "complete"

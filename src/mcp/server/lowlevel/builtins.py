@@ -59,7 +59,7 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
     if session.stateless:
         version = negotiate_version(requested)
     else:
-        version = session._complete_initialize(requested, client_info, capabilities)
+        version = session.complete_initialize(requested, client_info, capabilities)
     ctx.protocol_version = version
     capabilities_out = _capabilities(server, version)
     if server.has_handler("logging/setLevel"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, cast
@@ -64,6 +64,8 @@ async def _ping_handler(ctx: ServerRequestContext[Any], params: Any) -> Any:
     return WireResult({})
 
 
+HeaderParamsHook = Callable[[str, Mapping[str, Any], Iterable[tuple[str, str]]], "str | None"]
+"""`(tool name, arguments, header lines) -> error text or None`: see `Server.header_params`."""
 Planner = Callable[[Any], "Callable[[], Any] | None"]
 """Given a request's raw params: a synchronous job that computes its whole result, when it can be
 served without the event loop (see `ServerSession.plan_offload`), else None."""
@@ -126,9 +128,6 @@ _DEPRECATED_NOTIFICATIONS: dict[str, tuple[str, str, str]] = {
     "on_progress": ("notifications/progress", "progress", "ProgressNotificationParams"),
 }
 """keyword -> (notification method, deprecated feature, params type name in mcp.types)."""
-_OPTIONAL_PARAMS = frozenset({"tools/list", "resources/list", "resources/templates/list", "prompts/list"})
-"""List methods whose handler may take None for absent params: `MCPServer`'s own (no model built on
-the hot path); handlers given to `Server(...)` always get the params model."""
 
 
 class Server(Generic[LifespanT]):
@@ -169,7 +168,13 @@ class Server(Generic[LifespanT]):
         self.middleware: list[ServerMiddleware[Any]] = default_middleware()  # tracing, as the official SDK
         self._request_handlers: dict[str, HandlerEntry[Any]] = {}
         self._notification_handlers: dict[str, HandlerEntry[Any]] = {}
-        self._capability_hook: Callable[[Any], Any] | None = None
+        self.capability_hook: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+        """Adjusts the capabilities derived from the table (package-internal: `MCPServer` claims
+        `listChanged`, which it serves through its subscription bus)."""
+        self.header_params: HeaderParamsHook | None = None
+        """The 2026-07-28 `Mcp-Param-*` header check for a `tools/call` (package-internal:
+        `MCPServer` sets it from its tool registry; None: `mcp.server.param_headers` asks the
+        `tools/list` handler)."""
         self.extensions: dict[str, dict[str, Any]] = {}
         self.scope_requirements: ScopeRequirements | None = None
         """Scopes per tool/prompt/resource (`mcp.server.auth.scopes`): the HTTP bearer gate refuses
@@ -191,7 +196,7 @@ class Server(Generic[LifespanT]):
                     method, feature, params_name = _DEPRECATED_NOTIFICATIONS[keyword]
                     warn_deprecated(feature)
                     # the handler gets the params model, as officially (absent params: its defaults)
-                    self._notification_handlers[method] = HandlerEntry(_LazyParams(params_name, False), handler)
+                    self._notification_handlers[method] = HandlerEntry(LazyParams(params_name), handler)
                 continue
             if keyword not in _ON_METHODS:
                 raise TypeError(f"Server.__init__() got an unexpected keyword argument {keyword!r}")
@@ -202,7 +207,7 @@ class Server(Generic[LifespanT]):
             if handler is not None:
                 method, params_name = _ON_METHODS[keyword]
                 # A request without params reaches the handler as the model with its defaults, never None.
-                self._request_handlers[method] = HandlerEntry(_LazyParams(params_name, False), handler)
+                self._request_handlers[method] = HandlerEntry(LazyParams(params_name), handler)
 
     # -- registration -------------------------------------------------------------------------
 
@@ -233,19 +238,41 @@ class Server(Generic[LifespanT]):
         entry = self._request_handlers.get(method)
         if entry is None or method == "initialize":
             return None
-        if isinstance(entry.params_type, _LazyParams):  # built-ins name their model lazily: hand out the model
+        if isinstance(entry.params_type, LazyParams):  # built-ins name their model lazily: hand out the model
             return dataclasses.replace(entry, params_type=entry.params_type.model)
         return entry
 
     def get_notification_handler(self, method: str) -> HandlerEntry[LifespanT] | None:
         """The entry registered for a notification method (its params type a model class), or None."""
         entry = self._notification_handlers.get(method)
-        if entry is not None and isinstance(entry.params_type, _LazyParams):
+        if entry is not None and isinstance(entry.params_type, LazyParams):
             return dataclasses.replace(entry, params_type=entry.params_type.model)
         return entry
 
     def has_handler(self, method: str) -> bool:
         return method in self._request_handlers
+
+    def has_notification_handler(self, method: str) -> bool:
+        return method in self._notification_handlers
+
+    # The table's package-internal doors, beside the official `add_*`/`get_*` ones: for the code
+    # built on this class (`MCPServer`, extensions) and for the session that serves it.
+
+    def request_entry(self, method: str) -> HandlerEntry[LifespanT] | None:
+        """The entry for a request method exactly as registered (a built-in's params type still
+        a `LazyParams`, `initialize` included), or None: what the session checks for a planner
+        and what a registrar reads before replacing an entry with `set_request_entry`."""
+        return self._request_handlers.get(method)
+
+    def set_request_entry(self, method: str, entry: HandlerEntry[Any]) -> None:
+        """Register `entry` for `method`, replacing any entry: unlike `add_request_handler` it
+        keeps a `LazyParams` params type and a planner, and it may replace a built-in."""
+        self._request_handlers[method] = entry
+
+    def replace_request_entry(self, method: str, **changes: Any) -> None:
+        """Change fields of the entry registered for `method` (`handler`, `params_type`,
+        `planner`): entries are immutable, so a new one takes its place. KeyError when none is."""
+        self._request_handlers[method] = dataclasses.replace(self._request_handlers[method], **changes)
 
     # -- identity and capabilities ----------------------------------------------------------
 
@@ -276,6 +303,11 @@ class Server(Generic[LifespanT]):
     @session_manager.setter
     def session_manager(self, manager: StreamableHTTPSessionManager) -> None:
         self._session_manager = manager
+
+    @property
+    def started_session_manager(self) -> StreamableHTTPSessionManager | None:
+        """The Streamable HTTP session manager, or None before `streamable_http_app()` made one."""
+        return self._session_manager
 
     @property
     def server_info_wire(self) -> dict[str, Any]:
@@ -309,8 +341,8 @@ class Server(Generic[LifespanT]):
             caps["tools"] = {"listChanged": False}
         if self.extensions:
             caps["extensions"] = dict(self.extensions)
-        if self._capability_hook is not None:
-            caps = self._capability_hook(caps)
+        if self.capability_hook is not None:
+            caps = self.capability_hook(caps)
         return caps
 
     def get_capabilities(
@@ -373,17 +405,22 @@ class Server(Generic[LifespanT]):
         return int(getattr(hint, "ttl_ms", 0)), str(getattr(hint, "scope", "private"))
 
     # -- dispatch -----------------------------------------------------------------------------
+    # The session's doors into the table (package-internal): `dispatch` without middleware,
+    # `dispatch_through_middleware` with it.
 
-    async def _dispatch(self, ctx: ServerRequestContext[Any]) -> Any:
-        """The innermost call: find the handler, validate params once, run it."""
+    async def dispatch(self, ctx: ServerRequestContext[Any]) -> Any:
+        """The innermost call: find the handler, validate params once, run it; the handler's
+        result as returned (the session puts it in wire form)."""
         entry = self._request_handlers.get(ctx.method)
         if entry is None:
             if ctx.request_id is None:
-                return await self._dispatch_notification(ctx)
+                return await self.dispatch_notification(ctx)
             raise unserved_request_error(ctx.method, ctx.protocol_version, ctx.params)
         return await entry.handler(ctx, validate_params(entry.params_type, ctx.params))
 
-    async def _dispatch_notification(self, ctx: ServerRequestContext[Any]) -> None:
+    async def dispatch_notification(self, ctx: ServerRequestContext[Any]) -> None:
+        """A notification to its handler, if one is registered; malformed params are logged and
+        dropped (nobody to answer)."""
         entry = self._notification_handlers.get(ctx.method)
         if entry is None:
             return
@@ -395,20 +432,18 @@ class Server(Generic[LifespanT]):
         await entry.handler(ctx, params)
 
     async def _dispatch_wire(self, ctx: ServerRequestContext[Any]) -> Any:
-        """The innermost call under middleware: `_dispatch`, then a request's result in its finished
+        """The innermost call under middleware: `dispatch`, then a request's result in its finished
         wire form (what the client receives, identity stamp included), as the official SDK hands
         middleware; a notification's None as is."""
-        result = await self._dispatch(ctx)
+        result = await self.dispatch(ctx)
         if ctx.request_id is None:
             return result
-        session: Any = ctx.session
-        to_wire = getattr(session, "_result_to_wire", None)
-        if to_wire is None:
-            return result
-        return to_wire(ctx.method, result, ctx.protocol_version or getattr(session, "_protocol_version", None) or "")
+        return ctx.session.wire_result(ctx, result)
 
-    def _chain(self, ctx: ServerRequestContext[Any]) -> Awaitable[Any]:
-        """Middleware composed once per change of the list (outermost first)."""
+    def dispatch_through_middleware(self, ctx: ServerRequestContext[Any]) -> Awaitable[Any]:
+        """`ctx` through `self.middleware` (outermost first) to `dispatch`; a request's result in
+        wire form unless a middleware answered itself. The chain is composed once per change of
+        the list."""
         current = tuple(self.middleware)
         cached = self._chain_cache
         if cached is None or cached[0] != current:
@@ -481,13 +516,15 @@ def _bind(mw: ServerMiddleware[Any], call_next: CallNext) -> CallNext:
     return call
 
 
-class _LazyParams:
+class LazyParams:
     """A params type named by its `mcp.types` name, resolved (and its validator built) on first use,
-    so constructing a server builds no model it will not use."""
+    so constructing a server builds no model it will not use. `optional`: absent or empty params
+    reach the handler as None instead of the model's defaults (`MCPServer`'s list handlers: no
+    model built on the hot path); handlers given to `Server(...)` always get the model."""
 
     __slots__ = ("_model", "name", "optional")
 
-    def __init__(self, name: str, optional: bool) -> None:
+    def __init__(self, name: str, optional: bool = False) -> None:
         self.name = name
         self.optional = optional
         self._model: Any = None
@@ -501,9 +538,9 @@ class _LazyParams:
         return model
 
     def model_validate(self, params: Any) -> Any:
+        if self.optional and not params:  # before the model: a bare tools/list imports no types
+            return None
         model = self._model  # inline rather than `self.model`: this runs on every request
         if model is None:
             model = self._model = getattr(_types(), self.name)
-        if self.optional and not params:
-            return None
         return model.model_validate(params)

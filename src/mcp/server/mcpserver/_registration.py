@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from mcp.server.lowlevel.server import HandlerEntry, Server, _LazyParams
+from mcp.server.lowlevel.server import HandlerEntry, LazyParams, Server
 from mcp.server.mcpserver.tools import RegisteredTool
 from mcp.shared.exceptions import MCPError
 
@@ -301,8 +301,8 @@ class ServerRegistration:
             from mcp.server.mcpserver.completions import RegisteredCompletion
 
             self._completion = RegisteredCompletion(fn)
-            self._lowlevel_server._request_handlers["completion/complete"] = HandlerEntry(
-                _LazyParams("CompleteRequestParams", False), self._on_complete)
+            self._lowlevel_server.set_request_entry(
+                "completion/complete", HandlerEntry(LazyParams("CompleteRequestParams"), self._on_complete))
             return fn
 
         return decorator

@@ -65,6 +65,12 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
         return cast("Any", value) if isinstance(value, Context) else handler(value)
 
     @property
+    def binding(self) -> tuple[ServerRequestContext[Any] | None, MCPServer | None]:
+        """The request context and the server this context was built with (either None when
+        unbound): what a context derived from it (`TaskContext`) is built from."""
+        return self._request_context, self._mcp_server
+
+    @property
     def request_context(self) -> ServerRequestContext[LifespanT]:
         if self._request_context is None:
             raise ValueError("Context is not available outside of a request")
@@ -151,7 +157,7 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
 
     async def read_resource(self, uri: str) -> Any:
         """Read one of this server's resources: an iterable of `ReadResourceContents`."""
-        return await self.mcp_server._resources.read(str(uri), self)
+        return await self.mcp_server.read_resource(uri, self)
 
     async def _notify(self, event: Any, legacy: str) -> None:
         """Publish to `subscriptions/listen` streams; also tell this handshake-era connection
@@ -159,7 +165,7 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
         official docs advise: `ServerSession.relay_list_changed`)."""
         server = self._mcp_server
         if server is not None:
-            await server._publish(event)
+            await server.publish_change(event)
         ctx = self._request_context
         if ctx is not None and ctx.session.has_back_channel:
             await ctx.session.relay_list_changed(legacy)
@@ -181,18 +187,9 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
 
     async def notify_resource_updated(self, uri: str) -> None:
         """Tell listen streams and every handshake-era connection subscribed to `uri`."""
-        from mcp.server.subscriptions import ResourceUpdated
-
-        uri = str(uri)
         server = self._mcp_server
-        if server is None:
-            return
-        await server._publish(ResourceUpdated(uri=uri))
-        if server._sessions_shared:
-            return  # the shared bus carries it to the subscribed sessions' GET streams, on every worker
-        for session in list(server._subscribed_sessions):
-            if uri in session.subscribed_uris:
-                await session.send_resource_updated(uri)
+        if server is not None:
+            await server.publish_resource_updated(str(uri))
 
     @property
     def cancelled(self) -> bool:

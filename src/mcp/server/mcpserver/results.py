@@ -374,6 +374,11 @@ def to_wire_content(value: Any) -> list[dict[str, Any]]:
     if value is None:
         return []
     if kind is list or kind is tuple:
+        items = cast("list[Any]", value)
+        if items and len(set(map(type, items))) == 1:
+            blocks = _blocks_of_one_kind(items)
+            if blocks is not None:
+                return blocks
         out: list[dict[str, Any]] = []
         append = out.append
         last: Any = None
@@ -397,6 +402,28 @@ def to_wire_content(value: Any) -> list[dict[str, Any]]:
     text, render = _RENDERERS.get(kind) or _renderer(kind)
     return [{"type": "text", "text": text(value)}] if text is not None else render(value)
 
+
+def _blocks_of_one_kind(items: list[Any]) -> list[dict[str, Any]] | None:
+    """A list whose items are all of one type that renders as one text block each, in one tight
+    pass (a tool returning `list[Model]` of 100 items pays the renderer lookup once and no
+    per-item dispatch); None when that type renders otherwise (blocks, nested lists, None)."""
+    kind = cast("type[Any]", type(items[0]))
+    if kind is str:
+        return [{"type": "text", "text": item} for item in items]
+    if kind is list or kind is tuple or kind is type(None):
+        return None
+    text = (_RENDERERS.get(kind) or _renderer(kind))[0]
+    if text is None:
+        return None
+    serializer = getattr(kind, "__pydantic_serializer__", None)
+    if text is _MODEL_TEXTS.get(kind) and serializer is not None:  # the model's own serializer, as `text` does
+        to_json = serializer.to_json
+        return [{"type": "text", "text": to_json(item, fallback=str, indent=2).decode()} for item in items]
+    return [{"type": "text", "text": text(item)} for item in items]
+
+
+_MODEL_TEXTS: dict[type[Any], Callable[[Any], str]] = {}
+"""The text functions `_text_for` made from a model's own serializer, by model class."""
 
 _RENDERERS: dict[type[Any], tuple[Callable[[Any], str] | None, Callable[[Any], list[dict[str, Any]]]]] = {}
 """How each non-container type renders, decided once per type (content lists are often long and
@@ -428,7 +455,10 @@ def _text_for(kind: type[Any]) -> Callable[[Any], str]:
     import pydantic_core
 
     if isinstance(getattr(kind, "__pydantic_serializer__", None), pydantic_core.SchemaSerializer):
-        return lambda value: kind.__pydantic_serializer__.to_json(value, fallback=str, indent=2).decode()
+        text: Callable[[Any], str] = lambda value: kind.__pydantic_serializer__.to_json(  # noqa: E731
+            value, fallback=str, indent=2).decode()
+        _MODEL_TEXTS[kind] = text
+        return text
     to_json = pydantic_core.to_json
     return lambda value: to_json(value, fallback=str, indent=2).decode()
 

@@ -7,7 +7,6 @@ This module is the official path of `MCPServer`; its parts live with their conce
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -23,7 +22,7 @@ from mcp._protocol.http import DEFAULT_MAX_REQUEST_BODY_SIZE as DEFAULT_MAX_REQU
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS as DEFAULT_MAX_SESSIONS
 from mcp._protocol.http import DEFAULT_MAX_SESSIONS_PER_CLIENT as DEFAULT_MAX_SESSIONS_PER_CLIENT
 from mcp._protocol.http import DEFAULT_SESSION_IDLE_TIMEOUT as DEFAULT_SESSION_IDLE_TIMEOUT
-from mcp.server.lowlevel.server import _OPTIONAL_PARAMS, HandlerEntry, Server, _LazyParams
+from mcp.server.lowlevel.server import HandlerEntry, LazyParams, Server
 from mcp.server.mcpserver._registration import F as F
 from mcp.server.mcpserver._running import ServerRunning
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
@@ -33,6 +32,9 @@ from mcp.shared.exceptions import MCPError as MCPError
 logger = logging.getLogger("mcp.server")
 
 LifespanT = DefaultTypeVar("LifespanT", default=Any)
+
+_OPTIONAL_PARAMS = ("tools/list", "resources/list", "resources/templates/list", "prompts/list")
+"""The list methods whose handlers here take None for absent params (`LazyParams.optional`)."""
 
 
 def lifespan_wrapper(
@@ -180,16 +182,18 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
             on_get_prompt=self._on_get_prompt,
             on_subscriptions_listen=self._listen,
         )
-        self._lowlevel_server._request_handlers["tools/call"] = HandlerEntry(None, self._on_call_tool,
-                                                                        self._plan_call_tool)
-        table = self._lowlevel_server._request_handlers
+        lowlevel = self._lowlevel_server
+        # tools/call takes its params raw (the handler reads them itself); a sync tool, resource or
+        # prompt is served whole on a worker thread when its planner accepts the request
+        lowlevel.set_request_entry("tools/call", HandlerEntry(None, self._on_call_tool, self._plan_call_tool))
+        listing = LazyParams("PaginatedRequestParams", optional=True)
         for method in _OPTIONAL_PARAMS:  # our own list handlers read a missing params as None: no model built
-            table[method] = dataclasses.replace(table[method], params_type=_LazyParams(table[method].params_type.name, True))
-        table["resources/read"] = dataclasses.replace(table["resources/read"], planner=self._plan_read_resource)
+            lowlevel.replace_request_entry(method, params_type=listing)
+        lowlevel.replace_request_entry("resources/read", planner=self._plan_read_resource)
         if type(self).get_prompt is MCPServer.get_prompt:  # an override must see every prompts/get
-            table["prompts/get"] = dataclasses.replace(table["prompts/get"], planner=self._plan_get_prompt)
-        self._lowlevel_server._capability_hook = self._capabilities
-        self._lowlevel_server.header_params = self._header_params  # type: ignore[attr-defined]
+            lowlevel.replace_request_entry("prompts/get", planner=self._plan_get_prompt)
+        lowlevel.capability_hook = self._capabilities
+        lowlevel.header_params = self._header_params
         self._lowlevel_server.shared_state = state
         if middleware:
             self._lowlevel_server.middleware.extend(middleware)
@@ -251,12 +255,34 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
 
     # -- change notifications -----------------------------------------------------------------
 
-    async def _publish(self, event: Any) -> None:
+    # The doors of `Context.notify_*` (package-internal).
+
+    async def publish_change(self, event: Any) -> None:
+        """Hand a change event to the subscription bus (`subscriptions/listen` streams; every
+        worker's, when the bus is shared)."""
         await self._bus.publish(event)
+
+    async def publish_resource_updated(self, uri: str) -> None:
+        """Publish `ResourceUpdated(uri)`, and tell every handshake-era session of this process
+        subscribed to `uri` (when sessions are shared, the bus carries it to their GET streams)."""
+        from mcp.server.subscriptions import ResourceUpdated
+
+        await self._bus.publish(ResourceUpdated(uri=uri))
+        if self._sessions_shared:
+            return  # the shared bus carries it to the subscribed sessions' GET streams, on every worker
+        for session in list(self._subscribed_sessions):
+            if uri in session.subscribed_uris:
+                await session.send_resource_updated(uri)
 
     @property
     def _sessions_shared(self) -> bool:
         """Handshake-era HTTP sessions are shared through `state=`: resource updates reach them
         from the shared bus (on the worker holding each GET stream), not from this process's list."""
-        manager = self._lowlevel_server._session_manager
+        manager = self._lowlevel_server.started_session_manager
         return self._state is not None and manager is not None and manager.session_store is not None
+
+    @property
+    def lowlevel_server(self) -> Server[Any]:
+        """The low-level `Server` this one registers its handlers on (package-internal: what
+        `mcp.server.extension.install_extensions` installs through)."""
+        return self._lowlevel_server

@@ -259,9 +259,10 @@ def resolve_hints(fn: Callable[..., Any]) -> dict[str, Any]:
     except NameError as exc:
         # String annotations naming classes local to the function that registers the handler
         # (common in tests): look them up in the registering frames' locals.
-        frame = sys._getframe(1)
+        frame = inspect.currentframe()
+        frame = frame.f_back if frame is not None else None  # the caller's: the walk starts above it
         for _ in range(12):
-            frame = frame.f_back  # type: ignore[assignment]
+            frame = frame.f_back if frame is not None else None
             if frame is None:
                 break
             try:

@@ -27,8 +27,7 @@ class TaskContext(Context):
     __slots__ = ("_task",)
 
     def __init__(self, context: Context | None = None, task: TaskRun | None = None) -> None:
-        super().__init__(context._request_context if context is not None else None,
-                         context._mcp_server if context is not None else None)
+        super().__init__(*(context.binding if context is not None else (None, None)))
         self._task = task
 
     @property

@@ -22,20 +22,12 @@ import anyio
 from anyio.abc import TaskGroup
 
 from mcp._engine.seam import WireReceiveStream, WireSendStream
-from mcp.server.event_store import forget_session
-from mcp.server.streamable_http import (
-    SESSION_ID_PATTERN,
-    STANDALONE_STREAM_SUFFIX,
-    EventStore,
-    Receive,
-    ResponseChannel,
-    Scope,
-    Send,
-    StoringOutbox,
-    StreamableHTTPSessionManager,
-    _HttpSession,  # pyright: ignore[reportPrivateUsage]
-    _send_error,  # pyright: ignore[reportPrivateUsage]
-)
+from mcp.server._http.asgi import Receive, Scope, Send, send_error
+from mcp.server._http.channel import ResponseChannel
+from mcp.server._http.request_path import StreamableHTTPSessionManager
+from mcp.server._http.resumption import STANDALONE_STREAM_SUFFIX, StoringOutbox
+from mcp.server._http.sessions import SESSION_ID_PATTERN, HttpSession, SessionTable
+from mcp.server.event_store import EventStore, forget_session
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INVALID_REQUEST
 
@@ -61,7 +53,7 @@ class _LoopBridge:
     def __init__(self, writer: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         self.peer = self
         self._writer = writer
-        self._protocol_version = ""
+        self.negotiated_version = ""
         """Never None: a failed `initialize` does not end a transport's one session."""
         self.channels: dict[Any, ResponseChannel] = {}
         """POSTs awaiting their answer, by request id."""
@@ -125,13 +117,17 @@ class _SessionOfOne(StreamableHTTPSessionManager):
         super().__init__(cast("Any", None), event_store=event_store, json_response=transport.is_json_response_enabled,
                          stateless=transport.mcp_session_id is None, security_settings=security_settings,
                          retry_interval=retry_interval, session_idle_timeout=None)
-        self._transport = transport
         self.bridge = bridge
-        self.session: _HttpSession | None = None
-        if transport.mcp_session_id is not None:
-            self.session = _HttpSession(transport.mcp_session_id, cast("ServerSession", bridge), outbox)
-            self._sessions[self.session.id] = self.session
         self.outbox = outbox
+        self._sessions = _TableOfOne(transport, self)
+        self.session: HttpSession | None = None
+        if transport.mcp_session_id is not None:
+            self.session = HttpSession(transport.mcp_session_id, cast("ServerSession", bridge), outbox)
+            self._sessions.add(self.session)
+
+    def end_session(self, session: HttpSession) -> None:
+        """End the transport's session (`StreamableHTTPServerTransport.terminate`)."""
+        self._sessions.terminate(session)
 
     async def _ensure_lifespan(self) -> Any:
         return None  # the host runs the server, and its lifespan, on the transport's streams
@@ -139,22 +135,35 @@ class _SessionOfOne(StreamableHTTPSessionManager):
     def _stateless_session(self, lifespan_context: Any) -> ServerSession:
         return cast("ServerSession", self.bridge)
 
-    async def _new_session(self, client: Any = None, principal: Any = None) -> _HttpSession | None:
+    async def _new_session(self, client: Any = None, principal: Any = None) -> HttpSession | None:
         return self.session
 
-    def _foreign(self, session: _HttpSession, scope: Scope) -> bool:
+
+class _TableOfOne(SessionTable):
+    """The session table of `_SessionOfOne`: its one session, never evicted, open to whoever the
+    host lets through; ending it ends the transport."""
+
+    __slots__ = ("manager", "transport")
+
+    def __init__(self, transport: StreamableHTTPServerTransport, manager: _SessionOfOne) -> None:
+        super().__init__(manager.sessions_per_client, max_sessions=None, idle_timeout=None,
+                         event_store=manager.event_store)
+        self.transport = transport
+        self.manager = manager
+
+    def is_foreign(self, session: HttpSession, scope: Scope) -> bool:
         return False  # whoever the host lets through: binding sessions to principals is the manager's (as officially)
 
-    def _sweep(self) -> None:
+    def sweep(self) -> None:
         return None  # idleness is the transport's `idle_timeout`
 
-    def _terminate(self, session: _HttpSession, *, ended: bool = True) -> None:
-        self._sessions.pop(session.id, None)
+    def terminate(self, session: HttpSession, *, ended: bool = True) -> None:
+        self.discard(session)
         forget_session(self.event_store, session.id)
-        self._transport._terminated = True  # pyright: ignore[reportPrivateUsage]
+        self.transport._terminated = True  # pyright: ignore[reportPrivateUsage]
         session.close_get_stream()
-        self.outbox.close()
-        self.bridge.close()
+        self.manager.outbox.close()
+        self.manager.bridge.close()
 
 
 class StreamableHTTPServerTransport:
@@ -245,7 +254,7 @@ class StreamableHTTPServerTransport:
         if self._terminated or manager is None:
             if scope.get("type") == "http":
                 reason = "Session has been terminated" if self._terminated else "the transport is not connected"
-                await _send_error(send, 404, None, INVALID_REQUEST, f"Not Found: {reason}")
+                await send_error(send, 404, None, INVALID_REQUEST, f"Not Found: {reason}")
             return
         await manager(scope, receive, send)
 
@@ -256,7 +265,7 @@ class StreamableHTTPServerTransport:
         if manager is None:
             return
         if manager.session is not None:
-            manager._terminate(manager.session)  # pyright: ignore[reportPrivateUsage]
+            manager.end_session(manager.session)
         else:
             manager.bridge.close()
             manager.outbox.close()
