@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import anyio
@@ -13,6 +15,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.connection import Connection
 from mcp.server.runner import ServerRunner, serve_connection, serve_loop
 from mcp.shared.direct_dispatcher import create_direct_dispatcher_pair
+from mcp.shared.dispatcher import DispatchContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp.shared.memory import create_client_server_memory_streams
@@ -128,3 +131,48 @@ async def test_a_cancel_notification_through_the_runner_stops_the_request_it_nam
         server_side.close()
         client.close()
         tg.cancel_scope.cancel()
+
+
+async def test_a_server_request_over_a_jsonrpc_dispatcher_goes_out_under_the_connections_one_id_sequence() -> None:
+    seen: list[tuple[Any, Any]] = []
+
+    connections: list[Connection] = []
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: Any) -> CallToolResult:
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            return None
+
+        await ctx.session.send_raw_request("roots/list", None, progress_callback=on_progress)
+        await connections[0].send_raw_request("ping", None)  # the connection's own, from a handler
+        return CallToolResult(content=[TextContent(text="done")])
+
+    server = Server("ids-demo", on_call_tool=call_tool)
+
+    async def answer(dctx: DispatchContext[Any], method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        meta: dict[str, Any] = dict((params or {}).get("_meta") or {})
+        seen.append((dctx.request_id, meta.get("progressToken")))
+        return {"roots": []} if method == "roots/list" else {}
+
+    async def ignore(dctx: DispatchContext[Any], method: str, params: Mapping[str, Any] | None) -> None:
+        return None
+
+    async with create_client_server_memory_streams() as (client_streams, server_streams):
+        server_side: JSONRPCDispatcher[Any] = JSONRPCDispatcher(*server_streams)
+        client: JSONRPCDispatcher[Any] = JSONRPCDispatcher(*client_streams)
+        connection = Connection.for_loop(server_side)
+        connections.append(connection)
+        async with anyio.create_task_group() as tg:
+            await tg.start(partial(serve_connection, server, server_side, connection=connection, lifespan_state={}))
+            await tg.start(partial(client.run, answer, ignore))
+            with anyio.fail_after(10):
+                await client.send_raw_request("initialize", {
+                    "protocolVersion": "2025-06-18", "capabilities": {"roots": {}},
+                    "clientInfo": {"name": "raw", "version": "1"}})
+                await client.notify("notifications/initialized", None)
+                await connection.send_raw_request("ping", None)  # takes the connection's first id
+                result = await client.send_raw_request("tools/call", {"name": "t", "arguments": {}})
+            assert result["content"][0]["text"] == "done"
+            # the ping took id 1; the roots/list request's progress token is its own wire id, 2; the
+            # handler's own ping on the connection went out once, under the next id
+            assert seen == [(1, None), (2, 2), (3, None)]
+            tg.cancel_scope.cancel()

@@ -56,3 +56,48 @@ def test_input_required_rounds_exceeded_is_a_runtime_error_that_names_the_limit(
     assert "more than 3 rounds" in str(error)
     assert "input_required_max_rounds" in str(error)
     assert mcp.InputRequiredRoundsExceededError is InputRequiredRoundsExceededError
+
+
+def _validation_error() -> Exception:
+    from pydantic import BaseModel, ValidationError
+
+    class Model(BaseModel):
+        n: int
+
+    try:
+        Model.model_validate({"n": "not a number"})
+    except ValidationError as exc:
+        return exc
+    raise AssertionError("the model accepted a string")
+
+
+def test_every_exception_maps_to_one_wire_error_by_the_callers_answer_for_the_unexpected() -> None:
+    from mcp.shared.exceptions import answers_itself, error_data_for, error_fields_for
+
+    own = MCPError(-5, "own", {"k": 1})
+    invalid = _validation_error()
+    boom = RuntimeError("boom")
+    assert answers_itself(own) and answers_itself(invalid) and not answers_itself(boom)
+    for unexpected in ("text", "internal_text", "masked", "opaque", "client"):
+        assert error_fields_for(own, unexpected) == (-5, "own", {"k": 1})
+    assert error_fields_for(invalid) == (-32602, "Invalid request parameters", "")
+    assert error_fields_for(boom) == (-32603, "Internal server error", None)
+    assert error_fields_for(boom, "text") == (0, "boom", None)
+    assert error_fields_for(boom, "internal_text") == (-32603, "boom", None)
+    assert error_fields_for(boom, "opaque") == (-32603, "Internal error", None)
+    # a client's callback failure is its own, whatever it is (a pydantic error included)
+    assert error_fields_for(boom, "client") == (-32603, "Client error: boom", None)
+    assert error_fields_for(invalid, "client")[:1] == (-32603,)
+    assert error_data_for(own) == types.ErrorData(code=-5, message="own", data={"k": 1})
+
+
+def test_a_received_error_becomes_one_exception_and_a_malformed_one_still_an_mcp_error() -> None:
+    from mcp.shared.exceptions import NoBackChannelError, error_from_wire
+
+    error = error_from_wire({"code": -7, "message": "m", "data": [1]})
+    assert type(error) is MCPError and (error.code, error.message, error.data) == (-7, "m", [1])
+    assert type(error_from_wire({"code": "x", "message": "m"})) is MCPError
+    assert error_from_wire({"code": "x"}).code == -32603
+    wire = {"code": NoBackChannelError("roots/list").code, "message": NoBackChannelError("roots/list").message}
+    back = error_from_wire(wire)
+    assert isinstance(back, NoBackChannelError) and back.method == "roots/list"

@@ -1,11 +1,12 @@
 """`JSONRPCDispatcher`: the `Dispatcher` protocol over a JSON-RPC stream pair.
 
-A thin face on the connection engine (`mcp._engine.peer.Peer`), which already owns the receive
-loop, the table of requests awaiting answers, timeouts and `notifications/cancelled`. This module
-only translates: inbound requests become `on_request(ctx, method, params)` calls whose returned
-result (or raised error) is written back as the response, notifications become `on_notify`, and
-`send_raw_request`/`notify` go out through the engine. Pass it to `ClientSession(dispatcher=...)`,
-or serve a low-level server over it with `mcp.server.runner.serve_connection`.
+It *is* the connection engine (`mcp._engine.peer.Peer`, which owns the receive loop, the table of
+requests awaiting answers, the request ids, timeouts and `notifications/cancelled`) with the
+official calling convention on top: inbound requests become `on_request(ctx, method, params)` calls
+whose returned result (or raised error) is written back as the response, notifications become
+`on_notify`, and `send_raw_request`/`notify` go out through the engine under its one id counter.
+Pass it to `ClientSession(dispatcher=...)`, or serve a low-level server over it with
+`mcp.server.runner.serve_connection`.
 
 This is the dispatcher's home; `mcp.shared.jsonrpc_dispatcher` is its official path (and the home
 of the helpers it shares with `DirectDispatcher`).
@@ -13,7 +14,6 @@ of the helpers it shares with `DirectDispatcher`).
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Generic, cast
@@ -34,13 +34,12 @@ from mcp.shared.dispatcher import (
     coerce_request_id,
     run_notify_intercept,
 )
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, answers_itself, error_fields_for
 from mcp.shared.jsonrpc_dispatcher import (
     TRANSPORT_KIND,
     PeerCancelMode,
     TransportT,
     cancelled_request_id_from_params,
-    handler_exception_to_error_data,
     progress_token_from_params,
 )
 from mcp.shared.transport_context import TransportContext
@@ -102,10 +101,11 @@ class _RequestContext(Generic[TransportT]):
         await self.notify("notifications/progress", update)
 
 
-class JSONRPCDispatcher(Dispatcher[TransportT]):
+class JSONRPCDispatcher(Peer, Dispatcher[TransportT]):
     """A `Dispatcher` over `(read_stream, write_stream)` of `SessionMessage`s (see the module
-    docstring). `run()` serves inbound messages until the read stream ends; sending before `run()`
-    raises `RuntimeError`, after the end `MCPError(CONNECTION_CLOSED)`."""
+    docstring): a `Peer` whose `run(on_request, on_notify)` serves inbound messages until the read
+    stream ends; sending before `run()` raises `RuntimeError`, after the end
+    `MCPError(CONNECTION_CLOSED)`."""
 
     def __init__(
         self,
@@ -127,26 +127,26 @@ class JSONRPCDispatcher(Dispatcher[TransportT]):
         self.on_stream_exception = on_stream_exception
         """Observer of `Exception` items on the read stream (else they are debug-logged and dropped);
         read when `run()` meets one, so it may be set after construction."""
-        self._peer = Peer(read_stream, write_stream, role=role, on_request=self._serve_request,
-                          on_notification=self._serve_notification, on_unparsable=self._stream_fault)
-        self._ids = itertools.count(1)
+        super().__init__(read_stream, write_stream, role=role, on_request=self._serve_request,
+                         on_notification=self._serve_notification, on_unparsable=self._stream_fault)
         self._progress: dict[RequestId, Any] = {}
-        self._in_flight: dict[RequestId, _RequestContext[TransportT]] = {}
-        self._on_request: OnRequest | None = None
-        self._on_notify: OnNotify | None = None
+        self._contexts: dict[RequestId, _RequestContext[TransportT]] = {}
+        """The dispatch context of each inbound request being served, by its (coerced) id."""
+        self._request_handler: OnRequest | None = None
+        self._notify_handler: OnNotify | None = None
         self._intercept: OnNotifyIntercept | None = None
         self._failure: BaseException | None = None
         self._running = False
-        self._closed = False
+        self._ended = False
 
     @property
     def role(self) -> tap.Role:
         """Which side of the connection this dispatcher speaks for (seen by test-time wire taps)."""
-        return self._peer._role  # pyright: ignore[reportPrivateUsage]
+        return self._role
 
     @role.setter
     def role(self, value: tap.Role) -> None:
-        self._peer._role = value  # pyright: ignore[reportPrivateUsage]
+        self._role = value
 
     def build_transport(self, metadata: Any) -> TransportT:
         """The `TransportContext` of a message with this transport metadata (`transport_builder`'s,
@@ -172,18 +172,18 @@ class JSONRPCDispatcher(Dispatcher[TransportT]):
     def _metadata_of(self, related_request_id: RequestId | None) -> Any:
         if related_request_id is None:
             return None
-        ctx = self._in_flight.get(coerce_request_id(related_request_id))
+        ctx = self._contexts.get(coerce_request_id(related_request_id))
         return None if ctx is None else ctx.message_metadata
 
     async def send_on(self, metadata: Any, method: str, params: Mapping[str, Any] | None,
                       opts: CallOptions | None) -> dict[str, Any]:
-        if self._closed:
+        if self._ended:
             raise MCPError(CONNECTION_CLOSED, "Connection closed")
         if not self._running:
             raise RuntimeError("JSONRPCDispatcher.send_raw_request called before run()")
         opts = opts or {}
         supplied = opts.get("request_id")
-        request_id: RequestId = next(self._ids) if supplied is None else supplied
+        request_id: RequestId = self.next_request_id() if supplied is None else supplied
         wire = dict(params) if params is not None else None
         on_progress = opts.get("on_progress")
         if on_progress is not None:
@@ -191,45 +191,47 @@ class JSONRPCDispatcher(Dispatcher[TransportT]):
             wire["_meta"] = {**(wire.get("_meta") or {}), "progressToken": request_id}
             self._progress[request_id] = on_progress
         try:
-            return await self._peer.send_request(method, wire, timeout=opts.get("timeout"), metadata=metadata,
-                                                 request_id=request_id)
+            return await self.send_request(method, wire, timeout=opts.get("timeout"), metadata=metadata,
+                                           request_id=request_id)
         finally:
             if on_progress is not None:
                 self._progress.pop(request_id, None)
 
     async def notify_on(self, metadata: Any, method: str, params: Mapping[str, Any] | None) -> None:
-        await self._peer.send_notification(method, dict(params) if params is not None else None, metadata)
+        await self.send_notification(method, dict(params) if params is not None else None, metadata)
 
     # -- inbound ----------------------------------------------------------------------------
 
-    async def run(self, on_request: OnRequest, on_notify: OnNotify, on_notify_intercept: OnNotifyIntercept | None = None,
+    async def run(self, on_request: OnRequest | None = None, on_notify: OnNotify | None = None,
+                  on_notify_intercept: OnNotifyIntercept | None = None,
                   *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Serve inbound messages until the read stream ends; in-flight handlers are then given
-        the engine's drain time. With `raise_handler_exceptions`, a handler's exception ends the
-        loop and is re-raised here (after its error answer was written)."""
-        if self._running or self._closed:
+        """Serve inbound messages until the read stream ends (the engine's loop: `Peer.run`); in-flight
+        handlers are then given the engine's drain time. With `raise_handler_exceptions`, a handler's
+        exception ends the loop and is re-raised here (after its error answer was written). The
+        handlers are required; they default only so that this stays a `Peer.run`."""
+        if on_request is None or on_notify is None:
+            raise TypeError("JSONRPCDispatcher.run() needs on_request and on_notify")
+        if self._running or self._ended:
             raise RuntimeError("JSONRPCDispatcher.run() may be called only once")
-        self._on_request, self._on_notify, self._intercept = on_request, on_notify, on_notify_intercept
+        self._request_handler, self._notify_handler, self._intercept = on_request, on_notify, on_notify_intercept
         self._running = True
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(self._peer.run)
-                task_status.started()
+            task_status.started()
+            await super().run()
         finally:
-            self._closed = True
+            self._ended = True
             self._running = False
-            self._peer.close()
+            self.close()
         if self._failure is not None:
             raise self._failure
 
     async def _serve_request(self, message: dict[str, Any], metadata: Any) -> None:
-        assert self._on_request is not None
         method: str = message["method"]
         params: Mapping[str, Any] | None = message.get("params")
         request_id = message["id"]
         ctx = _RequestContext(self, request_id, metadata, params)
         key = coerce_request_id(request_id)
-        self._in_flight[key] = ctx
+        self._contexts[key] = ctx
         failure: BaseException | None = None
         response: dict[str, Any] = {}
         try:
@@ -239,39 +241,36 @@ class JSONRPCDispatcher(Dispatcher[TransportT]):
             else:
                 response, failure = await self._answer(ctx, method, params)
         finally:
-            if self._in_flight.get(key) is ctx:
-                del self._in_flight[key]
+            if self._contexts.get(key) is ctx:
+                del self._contexts[key]
         if ctx.cancel_requested.is_set() or not response:
             return  # a cancelled request is never answered
-        await self._peer.send(m.error_response(request_id, **response) if "code" in response
+        await self.send(m.error_response(request_id, **response) if "code" in response
                               else m.result_response(request_id, response["result"]), metadata, answers=method)
         if failure is not None and self._raise_handler_exceptions:
             self._failure = failure
-            group = self._peer.task_group
+            group = self.task_group
             if group is not None:
                 group.cancel_scope.cancel()
 
     async def _answer(self, ctx: _RequestContext[TransportT], method: str,
                       params: Mapping[str, Any] | None) -> tuple[dict[str, Any], BaseException | None]:
         """`({"result": ...} or the error's fields, the exception behind an error)`."""
-        assert self._on_request is not None
+        assert self._request_handler is not None
         try:
-            return {"result": await self._on_request(ctx, method, params)}, None
-        except MCPError as exc:
-            return {"code": exc.code, "message": exc.message, "data": exc.data}, exc
+            return {"result": await self._request_handler(ctx, method, params)}, None
         except Exception as exc:
-            error = handler_exception_to_error_data(exc)
-            if error is None:
+            if not answers_itself(exc):
                 logger.exception("handler for %s raised", method)
-                return {"code": 0, "message": str(exc)}, exc
-            return {"code": error.code, "message": error.message, "data": error.data}, exc
+            code, message, data = error_fields_for(exc, "text")
+            return {"code": code, "message": message, "data": data}, exc
 
     async def _serve_notification(self, message: dict[str, Any], metadata: Any) -> None:
         method: str = message["method"]
         params: Mapping[str, Any] | None = message.get("params")
         if method == "notifications/cancelled":
             request_id = cancelled_request_id_from_params(params)
-            ctx = self._in_flight.get(coerce_request_id(request_id)) if request_id is not None else None
+            ctx = self._contexts.get(coerce_request_id(request_id)) if request_id is not None else None
             if ctx is not None:
                 ctx.cancel_requested.set()
             return  # applied here (the engine cancels the handler), never surfaced
@@ -284,8 +283,8 @@ class JSONRPCDispatcher(Dispatcher[TransportT]):
                 return
         if run_notify_intercept(self._intercept, method, params):
             return
-        assert self._on_notify is not None
-        await self._on_notify(_RequestContext(self, None, metadata, params), method, params)
+        assert self._notify_handler is not None
+        await self._notify_handler(_RequestContext(self, None, metadata, params), method, params)
 
     async def _stream_fault(self, exc: Exception) -> None:
         if self.on_stream_exception is not None:

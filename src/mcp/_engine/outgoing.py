@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from typing import Any, cast
 
 import anyio
@@ -17,9 +16,9 @@ from mcp._engine.seam import WireWriter
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
 from mcp.shared._request_clock import request_clock
-from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp.shared.exceptions import MCPError, error_from_wire
 from mcp.shared.message import SessionMessage
-from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_REQUEST, REQUEST_TIMEOUT
+from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT
 
 logger = logging.getLogger("mcp.engine")
 
@@ -62,6 +61,17 @@ class PeerOutgoing:
 
     async def send_notification(self, method: str, params: dict[str, Any] | None = None, metadata: Any = None) -> None:
         await self.send(m.notification(method, params), metadata)
+
+    def share_request_ids(self, other: PeerOutgoing) -> None:
+        """Mint request ids from `other`'s counter from now on: an engine speaking for the same
+        connection (a server runner's session over a `JSONRPCDispatcher`) sends under the
+        connection's one id sequence, so the ids it names (progress tokens) are the wire's."""
+        self._ids = other._ids
+
+    def awaits(self, request_id: Any) -> bool:
+        """Whether this engine sent the request `request_id` and awaits its answer (it may still be
+        on its way out)."""
+        return request_id in self._pending
 
     def next_request_id(self) -> int:
         """Reserve the id of a request about to be sent (`send_request(request_id=...)`): what a
@@ -128,7 +138,7 @@ class PeerOutgoing:
         if pending.raised is not None:
             raise pending.raised
         if "error" in response:
-            raise _error_from_wire(response["error"])
+            raise error_from_wire(response["error"])
         result: Any = response.get("result")
         return cast("dict[str, Any]", result) if type(result) is dict else {}
 
@@ -139,20 +149,3 @@ def _resumable(metadata: Any) -> bool:
     so the server keeps working and the stream can be resumed later."""
     return (getattr(metadata, "resumption_token", None) is not None
             or getattr(metadata, "on_resumption_token_update", None) is not None)
-
-
-def _error_from_wire(error: dict[str, Any]) -> MCPError:
-    """The `MCPError` for an error response; a malformed error object (a peer's bug) still fails
-    the request cleanly instead of raising something else at the caller."""
-    code, message = error.get("code"), error.get("message")
-    if type(code) is not int or type(message) is not str:
-        return MCPError(INTERNAL_ERROR, "Malformed error response: code must be an integer and message a string")
-    no_back_channel = _NO_BACK_CHANNEL.fullmatch(message) if code == INVALID_REQUEST else None
-    if no_back_channel is not None and error.get("data") is None:
-        # The server's `NoBackChannelError` comes back as itself, as the official in-memory client's does.
-        return NoBackChannelError(no_back_channel.group(1))
-    return MCPError(code, message, error.get("data"))
-
-
-_NO_BACK_CHANNEL = re.compile(r"Cannot send '([^']+)': this transport context has no back-channel for "
-                              r"server-initiated requests\.")

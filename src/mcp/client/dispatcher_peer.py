@@ -1,50 +1,46 @@
 """`ClientSession(dispatcher=...)`: a session driven by an official-style dispatcher.
 
-A dispatcher is a duplex request/notification channel that owns correlation and its receive loop:
-`run(on_request, on_notify)`, `send_raw_request(method, params, opts)` and
-`notify(method, params, opts)`. `DispatcherPeer` gives it the face of the connection engine the
-session normally drives, so the session's typed layer, callbacks and notification handling work
-unchanged on top of it.
+A dispatcher (`mcp.shared.dispatcher.Dispatcher`) is a duplex request/notification channel that
+owns correlation and its receive loop: `run(on_request, on_notify)`, `send_raw_request(method,
+params, opts)` and `notify(method, params, opts)`. `DispatcherPeer` gives it the face of the
+connection engine the session normally drives, so the session's typed layer, callbacks and
+notification handling work unchanged on top of it. The session hands it its handlers as it hands
+them to a `Peer`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
-from mcp.shared.exceptions import MCPError
-from mcp.types.jsonrpc import INTERNAL_ERROR
+from mcp._engine.jsonrpc_dispatcher import JSONRPCDispatcher
+from mcp.shared.dispatcher import CallOptions, DispatchContext, Dispatcher
+from mcp.shared.exceptions import MCPError, error_fields_for
 
-if TYPE_CHECKING:
-    from mcp.client.session import ClientSession
-
-
-class Dispatcher(Protocol):
-    """What `ClientSession(dispatcher=...)` drives (the official SDK's `Dispatcher` shape)."""
-
-    async def run(self, on_request: Any, on_notify: Any, on_notify_intercept: Any = None, *,
-                  task_status: Any = anyio.TASK_STATUS_IGNORED) -> None: ...
-
-    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None,
-                               opts: Any = None) -> dict[str, Any]: ...
-
-    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: Any = None) -> None: ...
+Answer = Callable[[str, dict[str, Any], Any], Awaitable[dict[str, Any]]]
+"""The session's answer to a server request: `(method, params, request_id) -> result`."""
 
 
 class DispatcherPeer:
     """The session's connection engine, over a dispatcher."""
 
-    def __init__(self, dispatcher: Dispatcher, session: ClientSession) -> None:
+    def __init__(self, dispatcher: Dispatcher[Any], *, answer: Answer,
+                 on_notification: Callable[[dict[str, Any], Any], Awaitable[None]],
+                 on_transport_error: Callable[[Exception], Awaitable[None]],
+                 entered: Callable[[], bool]) -> None:
         self.dispatcher = dispatcher
-        self._session = session
+        self._answer = answer
+        self._on_notification = on_notification
+        self._entered = entered
+        """Whether the session has scheduled `run()` (it is inside its `async with`)."""
         self._tg: TaskGroup | None = None
         self._started = anyio.Event()
-        if getattr(dispatcher, "on_stream_exception", False) is None:
+        if isinstance(dispatcher, JSONRPCDispatcher) and dispatcher.on_stream_exception is None:
             # A transport fault on the read stream reaches `message_handler`, as on a plain session.
-            dispatcher.on_stream_exception = session._on_transport_error  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportPrivateUsage]
+            dispatcher.on_stream_exception = on_transport_error
         self.protocol_version: str | None = None
         """The revision in force (kept for parity with the engine; the dispatcher frames nothing)."""
 
@@ -68,26 +64,26 @@ class DispatcherPeer:
     async def _wait_started(self) -> None:
         """The session schedules `run()` as it is entered; its first send may come before the
         dispatcher is serving (a dispatcher refuses sends before its `run()`)."""
-        if not self._started.is_set() and self._session._task_group is not None:  # pyright: ignore[reportPrivateUsage]
+        if not self._started.is_set() and self._entered():
             await self._started.wait()
 
-    async def _on_request(self, dctx: Any, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def _on_request(self, dctx: DispatchContext[Any], method: str,
+                          params: Mapping[str, Any] | None) -> dict[str, Any]:
         try:
-            return await self._session._answer(method, dict(params or {}), getattr(dctx, "request_id", None))
+            return await self._answer(method, dict(params or {}), dctx.request_id)
         except MCPError:
             raise
         except Exception as exc:
-            raise MCPError(INTERNAL_ERROR, f"Client error: {exc}") from exc
+            raise MCPError(*error_fields_for(exc, "client")) from exc
 
-    async def _on_notify(self, dctx: Any, method: str, params: Mapping[str, Any] | None) -> None:
+    async def _on_notify(self, dctx: DispatchContext[Any], method: str, params: Mapping[str, Any] | None) -> None:
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = dict(params)
-        await self._session._on_notification(message, None)
-
+        await self._on_notification(message, None)
     async def send_request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None,
                            metadata: Any = None, request_id: Any = None) -> dict[str, Any]:
-        opts: dict[str, Any] = {}
+        opts: CallOptions = {}
         if timeout is not None:
             opts["timeout"] = timeout
         if request_id is not None:

@@ -20,7 +20,7 @@ from mcp._protocol.salvage import salvage_id
 from mcp.client.context import ClientRequestContext, LoggingFnT
 from mcp.client.handshake import ClientHandshake, model_types
 from mcp.client.outgoing import ProgressCallback
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, error_fields_for
 from mcp.types import methods as _methods
 from mcp.types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 
@@ -106,10 +106,10 @@ class ClientIncoming(ClientHandshake):
             result = await self._answer(method, params, request_id)
             response = m.result_response(request_id, result)
         except MCPError as exc:
-            response = m.error_response(request_id, exc.code, exc.message, exc.data)
+            response = m.error_response(request_id, *error_fields_for(exc))
         except Exception as exc:
             logger.exception("client callback for %s failed", method)
-            response = m.error_response(request_id, -32603, f"Client error: {exc}")
+            response = m.error_response(request_id, *error_fields_for(exc, "client"))
         finally:
             for clock in stopped:
                 clock.go()

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 
     from typing_extensions import Self
 
-    from mcp.client.dispatcher_peer import Dispatcher, DispatcherPeer
+    from mcp.client.dispatcher_peer import DispatcherPeer
     from mcp.client.extensions import ClientExtension, NotificationBinding, ResultClaim
+    from mcp.shared.dispatcher import Dispatcher
     from mcp.types import ErrorData, ServerNotification
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         extensions: Mapping[str, dict[str, Any]] | None = None,
         result_claims: Mapping[str, Sequence[ResultClaim[Any]]] | None = None,
         notification_bindings: Sequence[NotificationBinding[Any]] | None = None,
-        dispatcher: Dispatcher | None = None,
+        dispatcher: Dispatcher[Any] | None = None,
         default_request_timeout_seconds: float | None = DEFAULT_REQUEST_TIMEOUT_SECONDS,
     ) -> None:
         self.read_timeout_seconds = read_timeout_seconds
@@ -155,7 +156,9 @@ class ClientSession(ClientIncoming, ClientOutgoing):
                 raise ValueError("pass read_stream/write_stream or dispatcher, not both")
             from mcp.client.dispatcher_peer import DispatcherPeer
 
-            self.peer = DispatcherPeer(dispatcher, self)
+            self.peer = DispatcherPeer(dispatcher, answer=self._answer, on_notification=self._on_notification,
+                                       on_transport_error=self._on_transport_error,
+                                       entered=lambda: self._task_group is not None)
         elif read_stream is None or write_stream is None:
             raise ValueError("read_stream and write_stream are required when no dispatcher is given")
         else:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from mcp.shared.exceptions import MCPError
-from mcp.types.jsonrpc import INTERNAL_ERROR
+from mcp.shared.exceptions import MCPError, answers_itself, error_fields_for
 
 logger = logging.getLogger("mcp.server")
 
@@ -18,16 +17,11 @@ def handler_failure(exc: Exception, method: str, modern: bool) -> tuple[int, str
     parameters"; anything else is logged with its traceback and answered -32603 "Internal server
     error" on the 2026-07-28 wire, or code 0 with the exception's text on the handshake-era wire
     (the official dispatcher's pinned compatibility answer: the text a handler raises is its
-    message to the caller, so a handler must not raise secrets)."""
-    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-
-    error = handler_exception_to_error_data(exc)
-    if error is not None:
-        return error.code, error.message, error.data
-    logger.exception("error handling %s", method)
-    if modern:
-        return INTERNAL_ERROR, "Internal server error", None
-    return 0, str(exc), None
+    message to the caller, so a handler must not raise secrets). The mapping is
+    `mcp.shared.exceptions.error_fields_for`'s."""
+    if not answers_itself(exc):
+        logger.exception("error handling %s", method)
+    return error_fields_for(exc, "masked" if modern else "text")
 
 
 def raised_for(exc: Exception, modern: bool) -> BaseException | None:
@@ -35,12 +29,10 @@ def raised_for(exc: Exception, modern: bool) -> BaseException | None:
     officially: nothing special for one with a mapped answer (the error response), else the
     exception itself on the handshake-era wire and `MCPError(-32603, its text)` chained to it on
     the 2026-07-28 wire."""
-    from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-
-    if handler_exception_to_error_data(exc) is not None:
+    if answers_itself(exc):
         return None
     if not modern:
         return exc
-    revealed = MCPError(INTERNAL_ERROR, str(exc))
+    revealed = MCPError(*error_fields_for(exc, "internal_text"))
     revealed.__cause__ = exc
     return revealed

@@ -23,7 +23,7 @@ from mcp.server._session_handshake import (
 )
 from mcp.server.connection import allowed_log_levels
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, error_fields_for
 from mcp.types.version import MODERN_VERSIONS, PROTOCOL_VERSION_META_KEY
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class SessionIncoming(SessionHandshake):
                 wire = result_to_wire(server, method, result, version)
             response = m.result_response(request_id, wire)
         except MCPError as exc:
-            response = m.error_response(request_id, exc.code, exc.message, exc.data)
+            response = m.error_response(request_id, *error_fields_for(exc))
         except Exception as exc:
             modern = version in MODERN_VERSIONS
             code, text, data = handler_failure(exc, method, modern)
@@ -134,7 +134,7 @@ class SessionIncoming(SessionHandshake):
             try:
                 return m.result_response(request_id, result_to_wire(server, method, job(), version))
             except MCPError as exc:
-                return m.error_response(request_id, exc.code, exc.message, exc.data)
+                return m.error_response(request_id, *error_fields_for(exc))
             except Exception as exc:
                 return m.error_response(request_id, *handler_failure(exc, method, False))
 

@@ -169,10 +169,7 @@ class SessionOutgoing(SessionHandshake):
             params["total"] = total
         if message is not None:
             params["message"] = message
-        if self._connection is not None:
-            await self._channel(related_request_id).notify("notifications/progress", params)
-        else:
-            await self.peer.send_notification("notifications/progress", params)
+        await self._notify_about_request("notifications/progress", params, related_request_id)
 
     async def send_log_message(self, level: str, data: Any, logger: str | None = None,
                                related_request_id: Any = None) -> None:
@@ -196,10 +193,16 @@ class SessionOutgoing(SessionHandshake):
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
+        await self._notify_about_request("notifications/message", params, related_request_id)
+
+    async def _notify_about_request(self, method: str, params: dict[str, Any], related_request_id: Any) -> None:
+        """A notification about a request (its progress, its logs): on an official-form session,
+        on that request's channel (the connection's when none is named); otherwise the engine
+        routes it back with the request being served."""
         if self._connection is not None:
-            await self._channel(related_request_id).notify("notifications/message", params)
+            await self._channel(related_request_id).notify(method, params)
         else:
-            await self.peer.send_notification("notifications/message", params)
+            await self.peer.send_notification(method, params)
 
     async def create_message(self, messages: list[Any], *, max_tokens: int, system_prompt: str | None = None,
                              include_context: str | None = None, temperature: float | None = None,

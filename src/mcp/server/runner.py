@@ -12,7 +12,6 @@ go out on the `Connection`'s own channel. `serve_loop` is the stream-pair form, 
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,12 +20,16 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 import anyio
 from anyio.abc import TaskStatus
 
+from mcp._engine.calls import RaisedException, current_metadata
+from mcp._engine.outgoing import PeerOutgoing
 from mcp._engine.seam import WireWriter
+from mcp._protocol import messages as m
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, ServerMiddleware
 from mcp.server.lowlevel.server import LifespanT
 from mcp.server.session import ServerSession
 from mcp.shared.dispatcher import (
+    CallOptions,
     DispatchContext,
     Dispatcher,
     OnNotify,
@@ -34,7 +37,7 @@ from mcp.shared.dispatcher import (
     as_request_id,
     coerce_request_id,
 )
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, error_fields_for, error_from_wire
 from mcp.shared.message import SessionMessage
 
 if TYPE_CHECKING:
@@ -79,6 +82,8 @@ class _DispatchMetadata:
                 self.answer = message
                 return True
             return False  # not ours: the connection's channel
+        if "id" in message and not self.runner.session.peer.awaits(message["id"]):
+            return False  # the channel's own request (sent from a handler), seeing this as current
         await self.runner.forward(self.dispatch_context, message)
         return True
 
@@ -124,8 +129,13 @@ class ServerRunner(Generic[LifespanT]):
         self.session = ServerSession(server=self.server, read_stream=closed_read,
                                      write_stream=cast("WriteStream", _ConnectionWriter(self)),
                                      lifespan_context=self.lifespan_state, stateless=self.stateless)
-        self._ids = itertools.count(1)
         self._in_flight: dict[Any, anyio.CancelScope] = {}
+        outbound = self.connection.outbound
+        self._one_id_sequence = isinstance(outbound, PeerOutgoing)
+        """The connection's channel is an engine (a `JSONRPCDispatcher`): the session mints its
+        requests' ids from the connection's counter and they go out under those ids."""
+        if isinstance(outbound, PeerOutgoing):
+            self.session.peer.share_request_ids(outbound)
         """The scope of each request being served, by the dispatcher's id for it."""
 
     @cached_property
@@ -133,12 +143,16 @@ class ServerRunner(Generic[LifespanT]):
         """The dispatcher's request handler: the server's result for `(method, params)`."""
 
         async def on_request(dctx: DispatchContext[Any], method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
-            request_id = next(self._ids)
+            # The request keeps the dispatcher's id (what the handler sees as `ctx.request_id`, as
+            # officially); one without (a dispatcher that names none) gets the session's next.
+            theirs = dctx.request_id
+            request_id = theirs if theirs is not None else self.session.peer.next_request_id()
             metadata = _DispatchMetadata(self, dctx, request_id)
             message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
             if params is not None:
                 message["params"] = dict(params)
-            theirs = coerce_request_id(dctx.request_id) if dctx.request_id is not None else None
+            if theirs is not None:
+                theirs = coerce_request_id(theirs)
             with anyio.CancelScope() as scope:
                 if theirs is not None:
                     self._in_flight[theirs] = scope
@@ -152,7 +166,7 @@ class ServerRunner(Generic[LifespanT]):
                 raise MCPError(REQUEST_CANCELLED, "Request cancelled")
             error = answer.get("error")
             if error is not None:
-                raise MCPError(error["code"], error["message"], error.get("data"))
+                raise error_from_wire(error)
             if method == "initialize":
                 self._mirror_handshake()
             return cast("dict[str, Any]", answer.get("result") or {})
@@ -192,19 +206,22 @@ class ServerRunner(Generic[LifespanT]):
         answer to a request is handed back to the session, which awaits it."""
         method: str = message["method"]
         params: dict[str, Any] | None = message.get("params")
-        if "id" not in message:
-            await channel.notify(method, params)
-            return
-        request_id = message["id"]
+        request_id = message.get("id")
+        # The channel's engine must not take the session's metadata (this request's sink) for its
+        # own: it would hand the message straight back here.
+        outer = current_metadata.set(None)
         try:
-            result = await channel.send_raw_request(method, params)
+            if request_id is None:
+                await channel.notify(method, params)
+                return
+            opts: CallOptions | None = {"request_id": request_id} if self._one_id_sequence else None
+            result = await channel.send_raw_request(method, params, opts)
         except MCPError as exc:
-            from mcp._engine.peer import RaisedException
-
-            response = {"jsonrpc": "2.0", "id": request_id,
-                        "error": {"code": exc.code, "message": exc.message}}
+            response = m.error_response(request_id, *error_fields_for(exc))
             await self.session.peer.handle(response, RaisedException(exc))  # the caller sees `exc` itself
             return
+        finally:
+            current_metadata.reset(outer)
         await self.session.peer.handle({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 

@@ -28,10 +28,9 @@ from mcp.shared.dispatcher import (
     coerce_request_id,
     run_notify_intercept,
 )
-from mcp.shared.exceptions import MCPError, NoBackChannelError
-from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+from mcp.shared.exceptions import MCPError, NoBackChannelError, answers_itself, error_fields_for
 from mcp.shared.transport_context import TransportContext
-from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT
+from mcp.types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 __all__ = ["DirectDispatcher", "create_direct_dispatcher_pair"]
 
@@ -198,13 +197,10 @@ class DirectDispatcher:
         except MCPError:
             raise
         except Exception as exc:
-            error = handler_exception_to_error_data(exc)
-            if error is not None:
-                raise MCPError(error.code, error.message, error.data) from exc
-            if self._raise_handler_exceptions:
-                raise MCPError(INTERNAL_ERROR, str(exc)) from exc
+            if answers_itself(exc) or self._raise_handler_exceptions:
+                raise MCPError(*error_fields_for(exc, "internal_text")) from exc
             logger.exception("handler for %s raised", method)
-            raise MCPError(INTERNAL_ERROR, "Internal error") from None
+            raise MCPError(*error_fields_for(exc, "opaque")) from None
         finally:
             self._in_flight.discard(key)
 

@@ -19,15 +19,18 @@
     UserWarning
     └── MCPDeprecationWarning
 
-One function maps an exception to JSON-RPC error data (`error_data_for`), one maps back
-(`MCPError.from_jsonrpc_error`).
+One function maps an exception to a JSON-RPC error (`error_fields_for`, in the engine's form;
+`error_data_for` builds the `ErrorData` model from it), one maps a received error back
+(`error_from_wire`; `MCPError.from_jsonrpc_error` / `from_error_data` for the models).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+import re
+import sys
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, URL_ELICITATION_REQUIRED
+from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, URL_ELICITATION_REQUIRED
 
 if TYPE_CHECKING:
     from mcp.types import ElicitRequestURLParams, ErrorData
@@ -206,6 +209,79 @@ class ListenNotSupportedError(RuntimeError):
             f"subscriptions/listen is not available at protocol version {negotiated_version!r}; it requires "
             "2026-07-28. On earlier versions use subscribe_resource() and the change notifications delivered "
             "through message_handler.")
+
+
+# -- exception <-> wire error -----------------------------------------------------------------------
+
+UnexpectedAnswer = Literal["text", "internal_text", "masked", "opaque", "client"]
+"""How a failure that carries no answer of its own (see `answers_itself`) is answered; each is a
+pinned answer of the official SDK at one place:
+
+- `"text"`: code 0 and the exception's text (a handler on the handshake-era wire);
+- `"internal_text"`: -32603 and the exception's text (an in-process caller that asked to see it);
+- `"masked"`: -32603 "Internal server error" (a handler on the 2026-07-28 wire);
+- `"opaque"`: -32603 "Internal error" (the engine's last line, a direct dispatcher that hides it);
+- `"client"`: -32603 "Client error: <text>", for *any* exception but an `MCPError` (a client's
+  callback: its failure is its own, a pydantic error included)."""
+
+INVALID_PARAMS_MESSAGE = "Invalid request parameters"
+"""The text of the -32602 a pydantic `ValidationError` is answered with (pydantic's own is not sent)."""
+
+
+def _is_validation_error(exc: BaseException) -> bool:
+    """Is `exc` pydantic's `ValidationError`? (Without importing pydantic: none exists before it is.)"""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(exc, pydantic.ValidationError)
+
+
+def answers_itself(exc: BaseException) -> bool:
+    """Whether `exc` carries its own wire answer: an `MCPError`, or pydantic's `ValidationError`
+    (-32602). Anything else is a failure the caller logs and answers by its `UnexpectedAnswer`."""
+    return isinstance(exc, MCPError) or _is_validation_error(exc)
+
+
+def error_fields_for(exc: BaseException, unexpected: UnexpectedAnswer = "masked") -> tuple[int, str, Any]:
+    """`(code, message, data)` of the JSON-RPC error answering `exc`: an `MCPError`'s own,
+    -32602 `INVALID_PARAMS_MESSAGE` (data `""`) for a pydantic `ValidationError`, else as
+    `unexpected` says. The one exception-to-wire mapping; pure (the caller logs)."""
+    if isinstance(exc, MCPError):
+        return exc.code, exc.message, exc.data
+    if unexpected == "client":
+        return INTERNAL_ERROR, f"Client error: {exc}", None
+    if _is_validation_error(exc):
+        return INVALID_PARAMS, INVALID_PARAMS_MESSAGE, ""
+    if unexpected == "text":
+        return 0, str(exc), None
+    if unexpected == "internal_text":
+        return INTERNAL_ERROR, str(exc), None
+    if unexpected == "opaque":
+        return INTERNAL_ERROR, "Internal error", None
+    return INTERNAL_ERROR, "Internal server error", None
+
+
+def error_data_for(exc: BaseException, unexpected: UnexpectedAnswer = "masked") -> ErrorData:
+    """`error_fields_for` as the `ErrorData` model."""
+    from mcp.types import ErrorData
+
+    code, message, data = error_fields_for(exc, unexpected)
+    return ErrorData(code=code, message=message, data=data)
+
+
+def error_from_wire(error: Any) -> MCPError:
+    """The exception for the `error` member of a received error response (a dict): an `MCPError`,
+    or the `NoBackChannelError` it stands for (as the official in-memory client sees it). A
+    malformed error object (a peer's bug) still becomes an `MCPError`, never something else."""
+    code, message = error.get("code"), error.get("message")
+    if type(code) is not int or type(message) is not str:
+        return MCPError(INTERNAL_ERROR, "Malformed error response: code must be an integer and message a string")
+    no_back_channel = _NO_BACK_CHANNEL.fullmatch(message) if code == INVALID_REQUEST else None
+    if no_back_channel is not None and error.get("data") is None:
+        return NoBackChannelError(no_back_channel.group(1))
+    return MCPError(code, message, error.get("data"))
+
+
+_NO_BACK_CHANNEL = re.compile(r"Cannot send '([^']+)': this transport context has no back-channel for "
+                              r"server-initiated requests\.")
 
 
 class MCPDeprecationWarning(UserWarning):

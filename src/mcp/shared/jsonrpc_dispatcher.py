@@ -1,8 +1,9 @@
 """`JSONRPCDispatcher`: the `Dispatcher` protocol over a JSON-RPC stream pair (official path).
 
 The dispatcher is a face on the connection engine, so its home is `mcp._engine.jsonrpc_dispatcher`,
-loaded on first use. This module keeps the pure helpers the dispatchers share: the wire error for a
-handler's exception, and the progress token and cancelled request id read from params.
+loaded on first use. This module keeps the pure helpers the dispatchers share: the progress token
+and cancelled request id read from params, and the official name of the exception-to-wire mapping
+(whose home is `mcp.shared.exceptions.error_fields_for`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from typing_extensions import TypeVar
 
 from mcp.shared.dispatcher import RequestId, as_request_id
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import answers_itself, error_data_for
 from mcp.shared.transport_context import TransportContext
-from mcp.types.jsonrpc import INVALID_PARAMS
 
 if TYPE_CHECKING:
     from mcp._engine.jsonrpc_dispatcher import JSONRPCDispatcher as JSONRPCDispatcher
@@ -33,17 +33,10 @@ TRANSPORT_KIND = "jsonrpc"
 
 
 def handler_exception_to_error_data(exc: BaseException) -> ErrorData | None:
-    """The wire error for a handler's exception: an `MCPError`'s own, INVALID_PARAMS for a pydantic
-    `ValidationError` (without pydantic's text), None for anything else (the caller decides)."""
-    if isinstance(exc, MCPError):
-        return exc.error
-    from pydantic import ValidationError
-
-    if isinstance(exc, ValidationError):
-        from mcp.types import ErrorData
-
-        return ErrorData(code=INVALID_PARAMS, message="Invalid request parameters", data="")
-    return None
+    """The wire error for a handler's exception that carries its own (`answers_itself`: an
+    `MCPError`'s, -32602 for a pydantic `ValidationError`), None for anything else (the caller
+    decides)."""
+    return error_data_for(exc) if answers_itself(exc) else None
 
 
 def progress_token_from_params(params: Mapping[str, Any] | None) -> str | int | None:

@@ -28,7 +28,7 @@ import anyio
 
 from mcp._protocol import messages as m
 from mcp.server.http_limits import client_digest, too_many_sessions
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, error_fields_for
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ class SharedSessions:
             except StoreUnavailable as exc:
                 if new:
                     self.table.discard(owner)  # not created after all (the caller terminates it)
-                return m.error_response(request_id, exc.code, exc.message)
+                return m.error_response(request_id, *error_fields_for(exc))
             return message
 
         return commit
