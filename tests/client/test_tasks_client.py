@@ -6,6 +6,8 @@ subprocess and over a real uvicorn on 127.0.0.1."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,6 +40,24 @@ GUARD = 30.0
 """Seconds any test may take before it fails: a bound, never a measure."""
 
 STDIO_SERVER = str(Path(__file__).parent / "servers" / "stdio_task_tools.py")
+FASTMCP_SERVER = str(Path(__file__).parents[1] / "ecosystem" / "scripts" / "fastmcp_task_server.py")
+
+
+def fastmcp_tasks_python() -> str | None:
+    """An interpreter that has FastMCP's task server (`fastmcp-tasks`): `MCP_FASTMCP_TASKS_PYTHON`,
+    else the FastMCP venvs of the bench and of the ecosystem checks, when one has it installed."""
+    home = Path.home() / ".cache" / "mcpkit-ecosystem"
+    bench = Path(__file__).parents[2] / "bench" / ".venvs"
+    named = os.environ.get("MCP_FASTMCP_TASKS_PYTHON")
+    candidates = [Path(named)] if named else [*bench.glob("*/bin/python"), *home.glob("fastmcp*/bin/python")]
+    for python in candidates:
+        try:
+            found = subprocess.run([str(python), "-I", "-c", "import fastmcp_tasks"], capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if found.returncode == 0:
+            return str(python)
+    return None
 
 
 class Confirmation(BaseModel):
@@ -243,3 +263,27 @@ async def test_over_http_a_task_outlives_its_post_and_is_polled_to_its_result(an
             with pytest.raises(TaskNotFoundError):
                 await client.get_task("no-such-task")
     assert result.content[0].text == "removed c"
+
+
+async def test_against_fastmcps_task_server_tasks_are_polled_answered_and_unknown_ids_refused() -> None:
+    """Interop: FastMCP's `fastmcp-tasks` (docket in memory) over stdio. Its tasks ask for input by
+    returning an `InputRequiredResult` the task re-runs with; its 5 s poll interval is capped here."""
+    python = fastmcp_tasks_python()
+    if python is None:
+        pytest.skip("no interpreter with fastmcp-tasks (set MCP_FASTMCP_TASKS_PYTHON)")
+    params = StdioServerParameters(command=python, args=[FASTMCP_SERVER])
+    with anyio.fail_after(60):
+        async with Client(params, extensions=[Tasks(max_poll_interval=0.1)], elicitation_callback=name_ada) as client:
+            assert "io.modelcontextprotocol/tasks" in (client.server_capabilities.extensions or {})
+            summed = await client.call_tool("slow_sum", {"a": 2, "b": 3})
+            handle = await client.call_tool("ask_name", {}, as_task=True)
+            assert handle.task_id is not None
+            greeted = await handle.result()
+            with pytest.raises(TaskNotFoundError):
+                await client.get_task("no-such-task")
+    assert summed.structured_content == {"result": 5}
+    assert greeted.content[0].text == "Hello, Ada"
+
+
+async def name_ada(context: Any, params: Any) -> ElicitResult:
+    return ElicitResult(action="accept", content={"name": "Ada"})
