@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.tasks import TaskCancelledError, TaskHandle, TaskNotFoundError, Tasks
 from mcp.server.mcpserver import AcceptedElicitation, MCPServer
-from mcp.server.tasks import TaskContext
+from mcp.server.tasks import TERMINAL_STATUSES, InMemoryTaskStore, TaskContext, TaskState
 from mcp.server.tasks import Tasks as ServerTasks
 from mcp.types import ElicitResult
 from mcp.types.jsonrpc import INVALID_PARAMS, REQUEST_TIMEOUT
@@ -228,6 +228,29 @@ async def test_a_task_is_taken_up_by_its_id_and_an_unknown_id_is_a_clear_error()
             await client.get_task("no-such-task")
     assert raised.value.task_id == "no-such-task" and raised.value.code == INVALID_PARAMS
     assert "'no-such-task' is not known to the server" in raised.value.message
+
+
+class NeverFinishes(InMemoryTaskStore):
+    """A broken server's store: it loses the end of every task, which stays `working` for ever."""
+
+    async def update(self, task_id: str, **changes: Any) -> TaskState | None:
+        if changes.get("status") in TERMINAL_STATUSES:
+            return await self.get(task_id)
+        return await super().update(task_id, **changes)
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # one run: it waits out the grace of a few seconds
+async def test_a_task_still_working_past_its_ttl_ends_the_polling_with_a_timeout(anyio_backend: str) -> None:
+    tasks = ServerTasks(store=NeverFinishes(clock=lambda: 0.0), ttl_ms=100, poll_interval_ms=20)
+
+    @tasks.tool()
+    async def quick() -> str:
+        return "done, but the store forgets it"
+
+    async with connected(MCPServer("broken", extensions=[tasks]), tasks) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("quick", {})
+    assert raised.value.code == REQUEST_TIMEOUT and "past its ttlMs (100 ms)" in raised.value.message
 
 
 def test_poll_intervals_that_cannot_work_are_refused() -> None:

@@ -39,7 +39,7 @@ from mcp._protocol.extension_ids import TASKS_EXTENSION_ID
 from mcp.client.extensions import ClaimContext, ClientExtension, ResultClaim
 from mcp.shared.exceptions import MCPError
 from mcp.types import Result
-from mcp.types.jsonrpc import INVALID_PARAMS
+from mcp.types.jsonrpc import INVALID_PARAMS, REQUEST_TIMEOUT
 
 if TYPE_CHECKING:
     from mcp.client.session import ClientSession
@@ -57,6 +57,9 @@ __all__ = [
 
 TERMINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 """Once a task reaches one of these, its state never changes again."""
+
+_TTL_GRACE_SECONDS = 5.0
+"""How long past a task's `ttlMs` it is still polled (clocks differ, the last poll takes time)."""
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], Awaitable[None]]
 
@@ -180,6 +183,8 @@ class TaskHandle:
         """Outstanding server requests by key (`{"method": ..., "params": ...}`), while `input_required`."""
         self.poll_interval_ms: int | None = None
         self.ttl_ms: int | None = None
+        self._since = anyio.current_time()
+        """When this client first saw the task: its `ttlMs` (its whole life) bounds the polling from here."""
         source = task or created
         if source is not None:
             self.task_id = source.task_id
@@ -268,6 +273,7 @@ class TaskHandle:
                     await self.answer_input()
                     await self.refresh()
                     continue
+                self._check_lifetime()
                 await anyio.sleep(self._polling.poll_interval(self.poll_interval_ms))
                 await self.refresh()
         except BaseException:
@@ -276,6 +282,16 @@ class TaskHandle:
                     await self.cancel()
             raise
         return await self._final()
+
+    def _check_lifetime(self) -> None:
+        """A task is kept `ttlMs` from its creation: one still running well past that is a server
+        that will never finish it, and polling it would never end."""
+        if self.ttl_ms is None:
+            return
+        limit = self.ttl_ms / 1000 + max(_TTL_GRACE_SECONDS, 2 * self._polling.poll_interval(self.poll_interval_ms))
+        if anyio.current_time() - self._since > limit:
+            raise MCPError(REQUEST_TIMEOUT, f"Task {self.task_id!r} is still {self.status!r} past its ttlMs "
+                                            f"({self.ttl_ms} ms): the server will not finish it")
 
     async def _final(self) -> Any:
         from mcp.types import CallToolResult
