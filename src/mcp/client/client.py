@@ -21,7 +21,7 @@ from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
 from mcp.client.header_mismatch import with_header_recovery
 from mcp.client.outgoing import paginated
-from mcp.client.request_timeout import DEFAULT_REQUEST_TIMEOUT_SECONDS
+from mcp.client.request_timeout import DEFAULT_REQUEST_TIMEOUT_SECONDS, check_timeouts, total_deadline
 from mcp.client.session import ClientSession
 from mcp.client.transport_failure import innermost_group, is_transport_failure
 from mcp.shared.exceptions import MCPError, single_leaf
@@ -298,8 +298,6 @@ class Client:
         With the tasks extension declared (`extensions=[mcp.client.tasks.Tasks()]`), a call the
         server turns into a task is polled to its end here; `as_task=True` returns a
         `mcp.client.tasks.TaskHandle` instead (see `mcp.client.tasks`)."""
-        from mcp.client.request_timeout import check_timeouts, total_deadline
-
         check_timeouts(read_timeout_seconds, max_total_timeout, reset_timeout_on_progress)
         if as_task:
             from mcp.client.tasks import tasks_of

@@ -38,7 +38,7 @@ import anyio
 from mcp._protocol.extension_ids import TASKS_EXTENSION_ID
 from mcp.client.extensions import ClaimContext, ClientExtension, ResultClaim
 from mcp.shared.exceptions import MCPError
-from mcp.types import Result
+from mcp.types import CallToolResult, Result
 from mcp.types.jsonrpc import INVALID_PARAMS, REQUEST_TIMEOUT
 
 if TYPE_CHECKING:
@@ -294,8 +294,6 @@ class TaskHandle:
                                             f"({self.ttl_ms} ms): the server will not finish it")
 
     async def _final(self) -> Any:
-        from mcp.types import CallToolResult
-
         if self.status == "cancelled":
             raise TaskCancelledError(self.task_id or "", self.status_message)
         if self.status == "failed":
