@@ -20,3 +20,7 @@ def check_identifier(owner: str, identifier: Any) -> None:
 def validate_extension_identifier(identifier: Any, *, owner: str) -> None:
     """The official SDK's spelling of `check_identifier` (keyword `owner`)."""
     check_identifier(owner, identifier)
+
+
+TASKS_EXTENSION_ID = "io.modelcontextprotocol/tasks"
+"""The tasks extension (SEP-2663): a `tools/call` answered with a task handle, then `tasks/*`."""

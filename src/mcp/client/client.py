@@ -21,7 +21,7 @@ from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
 from mcp.client.header_mismatch import with_header_recovery
 from mcp.client.outgoing import paginated
-from mcp.client.request_timeout import DEFAULT_REQUEST_TIMEOUT_SECONDS
+from mcp.client.request_timeout import DEFAULT_REQUEST_TIMEOUT_SECONDS, check_timeouts, total_deadline
 from mcp.client.session import ClientSession
 from mcp.client.transport_failure import innermost_group, is_transport_failure
 from mcp.shared.exceptions import MCPError, single_leaf
@@ -281,12 +281,37 @@ class Client:
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None,
                         read_timeout_seconds: float | None = None, progress_callback: Any = None, *,
                         input_responses: dict[str, Any] | None = None, request_state: str | None = None,
-                        meta: dict[str, Any] | None = None) -> Any:
+                        meta: dict[str, Any] | None = None, reset_timeout_on_progress: bool = False,
+                        max_total_timeout: float | None = None, as_task: bool = False) -> Any:
         """Call a tool, answering any input the server asks for along the way (2026-07-28); a
         result whose `structured_content` breaks the tool's declared `output_schema` raises (never
         for `is_error` results). A 2026-07-28 call refused with `HEADER_MISMATCH` is sent once
         more after re-listing tools (see `mcp.client.header_mismatch`); `read_timeout_seconds`
-        (default: the client's) bounds each round and the whole re-list."""
+        (default: the client's) bounds each round and the whole re-list.
+
+        `reset_timeout_on_progress`: each progress report restarts `read_timeout_seconds` (a
+        progress token is sent even without `progress_callback`); `max_total_timeout`: the whole
+        call (every round, a task's polling) ends with `MCPError(REQUEST_TIMEOUT)` after that many
+        seconds whatever progress says. Giving up tells the server (`notifications/cancelled`, or
+        `tasks/cancel` for a task polled here); see `mcp.client.request_timeout`.
+
+        With the tasks extension declared (`extensions=[mcp.client.tasks.Tasks()]`), a call the
+        server turns into a task is polled to its end here; `as_task=True` returns a
+        `mcp.client.tasks.TaskHandle` instead (see `mcp.client.tasks`)."""
+        check_timeouts(read_timeout_seconds, max_total_timeout, reset_timeout_on_progress)
+        if as_task:
+            from mcp.client.tasks import tasks_of
+
+            if tasks_of(self.session) is None:
+                raise ValueError("call_tool(..., as_task=True) needs the tasks extension declared: "
+                                 "Client(..., extensions=[mcp.client.tasks.Tasks()])")
+        with total_deadline("tools/call", max_total_timeout):
+            return await self._call_tool(name, arguments, read_timeout_seconds, progress_callback, input_responses,
+                                         request_state, meta, reset_timeout_on_progress, as_task)
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any] | None, read_timeout_seconds: float | None,
+                         progress_callback: Any, input_responses: dict[str, Any] | None, request_state: str | None,
+                         meta: dict[str, Any] | None, reset_timeout_on_progress: bool, as_task: bool) -> Any:
         session = self.session
         relist_timeout = read_timeout_seconds if read_timeout_seconds is not None else self.read_timeout_seconds
 
@@ -294,21 +319,35 @@ class Client:
             def send() -> Any:
                 return session.call_tool(name, arguments, read_timeout_seconds, progress_callback, meta=meta,
                                          input_responses=responses, request_state=state,
-                                         allow_input_required=True, allow_claimed=bool(self._folded))
+                                         allow_input_required=True, allow_claimed=bool(self._folded),
+                                         reset_timeout_on_progress=reset_timeout_on_progress)
 
             return await with_header_recovery(self, name, relist_timeout, send)
 
         result = await self._drive(one_round, input_responses, request_state)
+        if as_task:
+            from mcp.client.tasks import handle_for
+
+            return handle_for(session, name, result, read_timeout_seconds, progress_callback)
         if self._folded and type(result).__name__ != "CallToolResult":
             from mcp.client.extensions import ClaimContext
 
             claim = session.claim_for(getattr(result, "result_type", None) or "")
             if claim is not None:
                 result = await claim.resolve(
-                    result, ClaimContext(session=session, tool_name=name, read_timeout_seconds=read_timeout_seconds))
+                    result, ClaimContext(session=session, tool_name=name, read_timeout_seconds=read_timeout_seconds,
+                                         progress_callback=progress_callback))
                 if not result.is_error:  # the direct path's check, for the resolver's result
                     await session.validate_tool_result(name, result)
         return result
+
+    async def get_task(self, task_id: str, *, tool_name: str = "", read_timeout_seconds: float | None = None) -> Any:
+        """Take up a task by its id (one `tasks/get`): a `mcp.client.tasks.TaskHandle`;
+        `TaskNotFoundError` when the server does not know the id. `tool_name` lets its result be
+        checked against that tool's output schema."""
+        from mcp.client.tasks import get_task
+
+        return await get_task(self.session, task_id, tool_name, read_timeout_seconds)
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None, *,
                          input_responses: dict[str, Any] | None = None, request_state: str | None = None,

@@ -43,6 +43,8 @@ class ClaimContext:
     session: ClientSession
     tool_name: str
     read_timeout_seconds: float | None
+    progress_callback: Any = None
+    """The call's `progress_callback` (None: the caller asked for none)."""
 
 
 @dataclass(frozen=True, kw_only=True)

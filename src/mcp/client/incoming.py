@@ -45,7 +45,7 @@ class ClientIncoming(ClientHandshake):
     _logging: LoggingFnT | None
     _message_handler: MessageHandlerFnT | None
     _progress: dict[Any, ProgressCallback]
-    _on_default_clock: set[Any]
+    _on_silence_clock: set[Any]
     _subscriptions: dict[str, Any]
     _deliveries: collections.deque[tuple[Callable[[Any], Awaitable[None]], Any]]
     _delivering: bool
@@ -99,7 +99,7 @@ class ClientIncoming(ClientHandshake):
         assert isinstance(peer, Peer)  # a dispatcher answers requests itself
         # While our callback works (a person, a model), the server is waiting on us: the default
         # timeouts of our own requests, which bound the server's silence, stop meanwhile.
-        stopped = [clock for clock in map(peer.clock, list(self._on_default_clock)) if clock is not None]
+        stopped = [clock for clock in map(peer.clock, list(self._on_silence_clock)) if clock is not None]
         for clock in stopped:
             clock.stop()
         try:
@@ -163,7 +163,7 @@ class ClientIncoming(ClientHandshake):
             token = params.get("progressToken")
             callback = self._progress.get(token)
             if callback is not None:
-                if token in self._on_default_clock:  # the server is working on it: its silence restarts
+                if token in self._on_silence_clock:  # the server is working on it: its silence restarts
                     clock = cast("Peer", self.peer).clock(token)
                     if clock is not None:
                         clock.restart()

@@ -16,7 +16,7 @@ from mcp._engine.peer import Peer
 from mcp.client import _deprecated
 from mcp.client._deprecated import deprecated_verb
 from mcp.client.handshake import ClientHandshake, model_types
-from mcp.client.request_timeout import resolve
+from mcp.client.request_timeout import check_timeouts, resolve, total_deadline
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import METHOD_NOT_FOUND
 from mcp.types.version import LOG_LEVEL_META_KEY
@@ -31,7 +31,7 @@ class ClientOutgoing(ClientHandshake):
 
     _log_level: str | None
     _progress: dict[Any, ProgressCallback]
-    _on_default_clock: set[Any]
+    _on_silence_clock: set[Any]
     _progress_tokens: Iterator[int]
     _tool_output_schemas: dict[str, Any]
     _validators: dict[str, tuple[Any, Callable[[Any], str | None]]]
@@ -40,18 +40,29 @@ class ClientOutgoing(ClientHandshake):
 
     async def send_request_raw(self, method: str, params: dict[str, Any] | None, *, timeout: float | None = None,
                                progress_callback: ProgressCallback | None = None,
-                               metadata: Any = None) -> dict[str, Any]:
-        timeout, on_default = resolve(timeout, self.read_timeout_seconds, self.default_request_timeout_seconds)
+                               metadata: Any = None, reset_timeout_on_progress: bool = False,
+                               max_total_timeout: float | None = None) -> dict[str, Any]:
+        """Send one request and return its raw result. `reset_timeout_on_progress` makes the
+        request's timeout bound the server's silence (each progress report restarts it; a progress
+        token is sent even without `progress_callback`); `max_total_timeout` bounds the whole wait
+        whatever progress says. Giving up sends `notifications/cancelled` (see
+        `mcp.client.request_timeout`)."""
+        check_timeouts(timeout, max_total_timeout, reset_timeout_on_progress)
+        timeout, on_silence = resolve(timeout, self.read_timeout_seconds, self.default_request_timeout_seconds)
+        on_silence = on_silence or (reset_timeout_on_progress and timeout is not None)
+        if reset_timeout_on_progress and progress_callback is None:
+            progress_callback = _ignore_progress
         peer = self.peer
         request_id: Any = None
-        if on_default and isinstance(peer, Peer):
-            # the default bounds the server's silence: the session restarts or stops this clock
+        if on_silence and isinstance(peer, Peer):
+            # this timeout bounds the server's silence: the session restarts or stops this clock
             request_id = peer.next_request_id()
-            self._on_default_clock.add(request_id)
+            self._on_silence_clock.add(request_id)
         try:
-            return await self._send_raw(method, params, timeout, progress_callback, metadata, request_id)
+            with total_deadline(method, max_total_timeout):
+                return await self._send_raw(method, params, timeout, progress_callback, metadata, request_id)
         finally:
-            self._on_default_clock.discard(request_id)
+            self._on_silence_clock.discard(request_id)
 
     async def _send_raw(self, method: str, params: dict[str, Any] | None, timeout: float | None,
                         progress_callback: ProgressCallback | None, metadata: Any, request_id: Any) -> dict[str, Any]:
@@ -85,10 +96,11 @@ class ClientOutgoing(ClientHandshake):
         return await self.peer.send_request(method, params, timeout=timeout, metadata=metadata, request_id=request_id)
 
     async def send_request(self, request: Any, result_type: Any, request_read_timeout_seconds: float | None = None,
-                           metadata: Any = None, progress_callback: ProgressCallback | None = None) -> Any:
+                           metadata: Any = None, progress_callback: ProgressCallback | None = None, *,
+                           reset_timeout_on_progress: bool = False, max_total_timeout: float | None = None) -> Any:
         """Send a typed request model (anything with `method` and `params`) and validate the result
         with `result_type` (a model class or a `TypeAdapter`). `metadata` travels with the message
-        to the transport (e.g. HTTP resumption hints)."""
+        to the transport (e.g. HTTP resumption hints); for the timeouts see `send_request_raw`."""
         params = request.params
         wire = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params is not None else None
         request_class: Any = request.__class__
@@ -99,7 +111,9 @@ class ClientOutgoing(ClientHandshake):
                 raise ValueError(f"{request.method} requires params[{key!r}] for Mcp-Name")
             metadata = _with_name_header(metadata, name)
         raw = await self.send_request_raw(request.method, wire, timeout=request_read_timeout_seconds,
-                                          progress_callback=progress_callback, metadata=metadata)
+                                          progress_callback=progress_callback, metadata=metadata,
+                                          reset_timeout_on_progress=reset_timeout_on_progress,
+                                          max_total_timeout=max_total_timeout)
         validate = getattr(result_type, "validate_python", None)
         return validate(raw) if validate is not None else result_type.model_validate(raw)
 
@@ -144,16 +158,19 @@ class ClientOutgoing(ClientHandshake):
                         read_timeout_seconds: float | None = None, progress_callback: ProgressCallback | None = None,
                         *, meta: dict[str, Any] | None = None, input_responses: dict[str, Any] | None = None,
                         request_state: str | None = None, allow_input_required: bool = False,
-                        allow_claimed: bool = False) -> Any:
+                        allow_claimed: bool = False, reset_timeout_on_progress: bool = False,
+                        max_total_timeout: float | None = None) -> Any:
         """One `tools/call` round: a `CallToolResult` (checked against the tool's output schema
         unless it is an error), or (2026-07-28) an `InputRequiredResult` when
-        `allow_input_required` (without it, `RuntimeError`)."""
+        `allow_input_required` (without it, `RuntimeError`). For the timeouts see `send_request_raw`."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = arguments
         result = await self._round("tools/call", params, "CallToolResult", meta, input_responses, request_state,
                                    allow_input_required, timeout=read_timeout_seconds,
-                                   progress_callback=progress_callback, allow_claimed=allow_claimed)
+                                   progress_callback=progress_callback, allow_claimed=allow_claimed,
+                                   reset_timeout_on_progress=reset_timeout_on_progress,
+                                   max_total_timeout=max_total_timeout)
         if isinstance(result, model_types().CallToolResult) and not result.is_error:
             await self.validate_tool_result(name, result)
         return result
@@ -225,14 +242,17 @@ class ClientOutgoing(ClientHandshake):
     async def _round(self, method: str, params: dict[str, Any], result_name: str, meta: dict[str, Any] | None,
                      input_responses: dict[str, Any] | None, request_state: str | None, allow_input_required: bool,
                      *, timeout: float | None = None, progress_callback: ProgressCallback | None = None,
-                     allow_claimed: bool = False) -> Any:
+                     allow_claimed: bool = False, reset_timeout_on_progress: bool = False,
+                     max_total_timeout: float | None = None) -> Any:
         if meta:
             params["_meta"] = dict(meta)
         if input_responses is not None:
             params["inputResponses"] = {key: _wire(response) for key, response in input_responses.items()}
         if request_state is not None:
             params["requestState"] = request_state
-        raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback)
+        raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback,
+                                          reset_timeout_on_progress=reset_timeout_on_progress,
+                                          max_total_timeout=max_total_timeout)
         t = model_types()
         result_type = raw.get("resultType")
         claim = None if result_type in (None, "complete", "input_required") else self.claim_for(result_type)
@@ -302,6 +322,10 @@ class ClientOutgoing(ClientHandshake):
         if message is not None:
             params["message"] = message
         await self.peer.send_notification("notifications/progress", _with_meta(params, meta))
+
+
+async def _ignore_progress(progress: float, total: float | None, message: str | None) -> None:
+    """The callback of a request that asks for progress only to keep its timeout alive."""
 
 
 def paginated(cursor: str | None, meta: dict[str, Any] | None, params: Any = None) -> dict[str, Any] | None:

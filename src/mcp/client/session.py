@@ -129,8 +129,9 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         self._server_info: Any = None
         self._modern_meta: dict[str, Any] | None = None
         self._progress: dict[Any, ProgressCallback] = {}
-        self._on_default_clock: set[Any] = set()
-        """Ids of the requests waiting with the default timeout, which bounds the server's silence:
+        self._on_silence_clock: set[Any] = set()
+        """Ids of the requests whose timeout bounds the server's silence (the default, or one the
+        call asked to restart on progress):
         a progress report for one restarts its clock, and all stop while a callback of ours answers
         the server (a person filling in an elicitation form, a model sampling)."""
         self._subscriptions: dict[str, Any] = {}
