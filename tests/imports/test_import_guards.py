@@ -134,7 +134,9 @@ def test_importing_the_client_loads_no_http_library() -> None:
 def test_serving_stdio_initialize_and_tools_list_loads_no_http_auth_telemetry_or_protocol_models() -> None:
     """The stdio cold start (bench row "above the floor") pays for no HTTP stack, no JSON Schema
     validator, no settings or telemetry library, and no protocol model: the handshake and a bare
-    tools/list are answered in wire form."""
+    tools/list are answered in wire form. Nor does it build what only features it does not use
+    need: the method table (unserved methods), cache hints, the listen-stream event classes, the
+    resolver (dependency) machinery."""
     server = (
         "import atexit, json, sys\n"
         "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
@@ -159,3 +161,5 @@ def test_serving_stdio_initialize_and_tools_list_loads_no_http_auth_telemetry_or
     assert _loaded(modules, (*HTTP_STACK, "jsonschema", "pydantic_settings", "opentelemetry", "jwt")) == []
     assert not [m for m in modules if m.startswith(("mcp.client", "mcp.server.auth", "mcp.server.streamable_http"))]
     assert not [m for m in modules if m.startswith("mcp.types._") and m != "mcp.types._base"]
+    assert not modules & {"mcp.types.methods", "mcp.server.caching", "mcp.shared.subscriptions",
+                          "mcp.server.mcpserver.dependencies", "mcp.server.validation"}

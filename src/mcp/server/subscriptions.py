@@ -7,24 +7,40 @@ the subscription id (the listen request's id). The bus is the seam for running r
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY as SUBSCRIPTION_ID_META_KEY
-from mcp.shared.subscriptions import PromptsListChanged as PromptsListChanged
-from mcp.shared.subscriptions import ResourcesListChanged as ResourcesListChanged
-from mcp.shared.subscriptions import ResourceUpdated as ResourceUpdated
-from mcp.shared.subscriptions import ServerEvent as ServerEvent
-from mcp.shared.subscriptions import ToolsListChanged as ToolsListChanged
 from mcp.types.jsonrpc import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
+if TYPE_CHECKING:
+    from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY as SUBSCRIPTION_ID_META_KEY
+    from mcp.shared.subscriptions import PromptsListChanged as PromptsListChanged
+    from mcp.shared.subscriptions import ResourcesListChanged as ResourcesListChanged
+    from mcp.shared.subscriptions import ResourceUpdated as ResourceUpdated
+    from mcp.shared.subscriptions import ServerEvent as ServerEvent
+    from mcp.shared.subscriptions import ToolsListChanged as ToolsListChanged
+
 logger = logging.getLogger("mcp.server.subscriptions")
+
+_EVENT_NAMES = frozenset({"SUBSCRIPTION_ID_META_KEY", "PromptsListChanged", "ResourcesListChanged", "ResourceUpdated",
+                          "ServerEvent", "ToolsListChanged"})
+"""Re-exported from `mcp.shared.subscriptions` on first access: a server that never publishes or
+serves a listen stream does not define the event classes (a stdio cold start skips them)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EVENT_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module("mcp.shared.subscriptions"), name)
+    globals()[name] = value
+    return value
 
 
 
@@ -64,6 +80,8 @@ class InMemorySubscriptionBus:
 
 
 def _wants(filter_: Any, event: ServerEvent) -> bool:
+    from mcp.shared.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
     if isinstance(event, ToolsListChanged):
         return bool(filter_.tools_list_changed)
     if isinstance(event, PromptsListChanged):
@@ -93,6 +111,7 @@ class ListenHandler:
             stream.close()
 
     async def __call__(self, ctx: Any, params: Any) -> Any:
+        from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY, ResourceUpdated, ServerEvent
         from mcp.types import SubscriptionsListenResult
 
         if ctx.protocol_version not in MODERN_VERSIONS:

@@ -13,12 +13,13 @@ from typing import Any
 
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
-from mcp.types.methods import SPEC_CLIENT_METHODS
 from mcp.types.version import KNOWN_PROTOCOL_VERSIONS
 
 
 def unserved_request_error(method: str, version: str | None, params: dict[str, Any] | None) -> MCPError:
     """-32602 for a spec method whose params do not fit `version`'s shape, else -32601."""
+    from mcp.types.methods import SPEC_CLIENT_METHODS  # the method table loads on this branch only
+
     if method in SPEC_CLIENT_METHODS and version in KNOWN_PROTOCOL_VERSIONS:
         from pydantic import ValidationError
 

@@ -160,9 +160,11 @@ class Server(Generic[LifespanT]):
         self.get_tool_input_schema = get_tool_input_schema
         """A tool's input schema by name (None: nothing to validate); when set, the 2026-07-28
         `Mcp-Param-*` header check uses it instead of running the `tools/list` handler."""
-        from mcp.server.caching import validate_cache_hints
+        self.cache_hints: dict[str, Any] = {}
+        if cache_hints:  # the caching module loads only for a server that sets hints
+            from mcp.server.caching import validate_cache_hints
 
-        self.cache_hints: dict[str, Any] = validate_cache_hints(cache_hints)
+            self.cache_hints = validate_cache_hints(cache_hints)
         from mcp.server._otel import default_middleware
 
         self.middleware: list[ServerMiddleware[Any]] = default_middleware()  # tracing, as the official SDK

@@ -280,11 +280,19 @@ def is_async_callable(fn: Any) -> bool:
     return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))  # noqa: B004
 
 
+def _resolver_marker(annotation: Any) -> Any:
+    """`resolve_marker(annotation)`; only an `Annotated[...]` can carry a `Resolve`, so a plain
+    annotation loads no dependency machinery (a server without resolvers never defines it)."""
+    if get_origin(annotation) is not Annotated:
+        return None
+    from mcp.server.mcpserver.dependencies import resolve_marker
+
+    return resolve_marker(annotation)
+
+
 def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] = frozenset(),
                      free_form: bool = False) -> Signature:
     """Read the signature of `fn` once: client-supplied parameters, Context, resolvers."""
-    from mcp.server.mcpserver.dependencies import compile_graph, resolve_marker
-
     hints = resolve_hints(fn)
     try:
         sig = inspect.signature(fn)
@@ -300,7 +308,7 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
         if is_context_annotation(annotation):
             context_param = param.name
             continue
-        marker = resolve_marker(annotation)
+        marker = _resolver_marker(annotation)
         if marker is not None:
             resolved[param.name] = marker
             continue
@@ -313,7 +321,11 @@ def inspect_function(fn: Callable[..., Any], name: str, *, skip: frozenset[str] 
         if param.name.startswith("_"):
             raise InvalidSignature(f"Function {name!r}: parameter {param.name!r} may not start with an underscore")
         params.append((param.name, annotation, _MISSING if param.default is inspect.Parameter.empty else param.default))
-    graph = compile_graph(name, resolved, set(sig.parameters) - set(resolved)) if resolved else None
+    graph = None
+    if resolved:
+        from mcp.server.mcpserver.dependencies import compile_graph
+
+        graph = compile_graph(name, resolved, set(sig.parameters) - set(resolved))
     return_annotation = hints.get("return", inspect.Signature.empty)
     if "return" not in hints and sig.return_annotation is not inspect.Signature.empty:
         return_annotation = sig.return_annotation

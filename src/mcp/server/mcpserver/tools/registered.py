@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, get_origin
 
 from mcp._engine.workers import run_sync
-from mcp.server.mcpserver.dependencies import NeedInput
 from mcp.server.mcpserver.results import OutputPlan, compile_output, to_wire_content
 from mcp.server.mcpserver.signature import Signature, inspect_function
 from mcp.shared.exceptions import (
@@ -38,6 +37,15 @@ def _may_declare_headers(params: list[tuple[str, Any, Any]]) -> bool:
     check it (building every tool's schema up front would make registering many tools slow)."""
     return any(get_origin(annotation) is Annotated or type(default).__module__.startswith("pydantic")
                for _, annotation, default in params)
+
+
+def _passes_through() -> tuple[type[Exception], ...]:
+    """What a tool's failure handling re-raises: `MCPError` and a pending question (`NeedInput`).
+    An except clause evaluates this only when an exception arrives, so a server whose tools never
+    fail or ask loads no dependency machinery."""
+    from mcp.server.mcpserver.dependencies import NeedInput
+
+    return MCPError, NeedInput
 
 
 class RegisteredTool:
@@ -178,7 +186,7 @@ class RegisteredTool:
         results; `MCPError` (and a pending question) propagate."""
         try:
             value = await self.run(arguments, context)
-        except (MCPError, NeedInput):
+        except _passes_through():
             raise
         except Exception as exc:
             return self._failure(exc)
@@ -193,7 +201,7 @@ class RegisteredTool:
         """`call_wire` for a `plain_sync` tool, entirely in the calling (worker) thread."""
         try:
             value = self.fn(**self._arguments(arguments))
-        except (MCPError, NeedInput):
+        except _passes_through():
             raise
         except Exception as exc:
             return self._failure(exc)
@@ -212,7 +220,7 @@ class RegisteredTool:
         the original as its `__cause__`; `MCPError` propagates."""
         try:
             value = await self.run(arguments, context)
-        except (MCPError, NeedInput):
+        except _passes_through():
             raise
         except Exception as exc:
             raise self.tool_error(exc) from exc
