@@ -81,7 +81,8 @@ class _RequestContext(Generic[TransportT]):
 
     @property
     def can_send_request(self) -> bool:
-        return bool(getattr(self.transport, "can_send_request", True))
+        transport: Any = self.transport  # a `TransportContext` (the type's default and contract)
+        return bool(transport.can_send_request)
 
     async def send_raw_request(self, method: str, params: Mapping[str, Any] | None,
                                opts: CallOptions | None = None) -> dict[str, Any]:

@@ -12,12 +12,12 @@ import anyio
 
 from mcp._engine import tap
 from mcp._engine.calls import PendingRequest, current_metadata
-from mcp._engine.seam import WireWriter
+from mcp._engine.seam import RoutedMetadata, WireWriter
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
 from mcp.shared._request_clock import request_clock
 from mcp.shared.exceptions import MCPError, error_from_wire
-from mcp.shared.message import SessionMessage
+from mcp.shared.message import ClientMessageMetadata, SessionMessage
 from mcp.types.jsonrpc import CONNECTION_CLOSED, INTERNAL_ERROR, REQUEST_TIMEOUT
 
 logger = logging.getLogger("mcp.engine")
@@ -43,9 +43,10 @@ class PeerOutgoing:
                 observer(self._role, message, version or self.protocol_version, answers)
         if metadata is None:
             metadata = current_metadata.get()
-        sink = getattr(metadata, "sink", None) if metadata is not None else None
-        if sink is not None and await sink(message):
-            return
+        if isinstance(metadata, RoutedMetadata):
+            sink = metadata.sink
+            if sink is not None and await sink(message):
+                return
         try:
             try:
                 # No checkpoint when the buffer has room: one event-loop pass less per message.
@@ -147,5 +148,5 @@ def _resumable(metadata: Any) -> bool:
     """Whether a request carries Streamable HTTP resumption hints (`ClientMessageMetadata`'s token
     or token callback): abandoning it sends no courtesy `notifications/cancelled`, as officially,
     so the server keeps working and the stream can be resumed later."""
-    return (getattr(metadata, "resumption_token", None) is not None
-            or getattr(metadata, "on_resumption_token_update", None) is not None)
+    return isinstance(metadata, ClientMessageMetadata) and (
+        metadata.resumption_token is not None or metadata.on_resumption_token_update is not None)

@@ -22,6 +22,9 @@ are part of this contract, with defaults that opt out:
   so start no new request until there is room.
 - `WireWriter.threadsafe_writer()`: a function writing one message (a dict) from any thread, so an
   offloaded request's worker answers without a hop back to the event loop; None when unsupported.
+- `RoutedMetadata.sink`: transport metadata of ours that routes what is sent while serving the
+  message it came with (an HTTP request's response channel, a dispatcher's context): the engine
+  offers each such message to `sink` first, which returns True when it took it.
 
 A stream that is not ours (a user's own, or a wrapper around ours) is adapted by `wire_reader` /
 `wire_writer`: models are dumped into dicts on the way in and built from dicts on the way out.
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -44,12 +47,25 @@ from mcp.shared.message import SessionMessage
 if TYPE_CHECKING:
     from mcp.types import JSONRPCMessage
 
-__all__ = ["WireReader", "WireReceiveStream", "WireSendStream", "WireWriter", "as_model", "as_wire",
+__all__ = ["RoutedMetadata", "WireReader", "WireReceiveStream", "WireSendStream", "WireWriter", "as_model", "as_wire",
            "model_item", "wire_item", "wire_reader", "wire_writer"]
 
 logger = logging.getLogger("mcp.engine")
 
 Item = SessionMessage | Exception
+
+
+class RoutedMetadata:
+    """Transport metadata whose request has a route of its own for what is sent while serving it:
+    the engine calls `sink(message)` before writing to the stream, and writes only when it returns
+    False. A base class (not a probed attribute), so the engine's check is one `isinstance`."""
+
+    __slots__ = ()
+
+    @property
+    def sink(self) -> Callable[[dict[str, Any]], Awaitable[bool]] | None:
+        """The route (None: the stream, as for any other metadata)."""
+        return None
 
 
 # -- the two forms of a message ------------------------------------------------------------------

@@ -12,7 +12,7 @@ go out on the `Connection`'s own channel. `serve_loop` is the stream-pair form, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, cast
@@ -22,7 +22,7 @@ from anyio.abc import TaskStatus
 
 from mcp._engine.calls import RaisedException, current_metadata
 from mcp._engine.outgoing import PeerOutgoing
-from mcp._engine.seam import WireWriter
+from mcp._engine.seam import RoutedMetadata, WireWriter
 from mcp._protocol import messages as m
 from mcp.server.connection import Connection
 from mcp.server.context import CallNext, ServerMiddleware
@@ -53,7 +53,7 @@ __all__ = ["CallNext", "ServerMiddleware", "ServerRunner", "aclose_shielded", "m
            "serve_connection", "serve_dual_era_loop", "serve_loop", "serve_one"]
 
 
-class _DispatchMetadata:
+class _DispatchMetadata(RoutedMetadata):
     """Transport metadata of one message handed to the session: the session's sends while serving
     it land in `sink` (the answer is kept, the rest goes out on the dispatch context)."""
 
@@ -76,7 +76,11 @@ class _DispatchMetadata:
     def can_send_request(self) -> bool:
         return self.dispatch_context.can_send_request
 
-    async def sink(self, message: dict[str, Any]) -> bool:
+    @property
+    def sink(self) -> Callable[[dict[str, Any]], Awaitable[bool]]:
+        return self._route
+
+    async def _route(self, message: dict[str, Any]) -> bool:
         if "method" not in message:
             if message.get("id") == self.request_id:
                 self.answer = message

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
+from mcp._engine.seam import RoutedMetadata
 from mcp._protocol import http as h
 from mcp._protocol import messages as m
 from mcp._protocol.codec import encode_bytes
@@ -30,7 +31,7 @@ REQUEST_CANCELLED: Final = -32800
 """The error a cancelled 2025-era request's stream ends with (LSP's `RequestCancelled`)."""
 
 
-class HttpRequestMetadata:
+class HttpRequestMetadata(RoutedMetadata):
     """Transport metadata of one POST: its headers, version header and response channel."""
 
     __slots__ = ("_request", "channel", "http_session", "protocol_version", "scope")
