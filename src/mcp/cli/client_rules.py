@@ -225,7 +225,7 @@ def untyped_values(tool: ToolFacts) -> list[str]:
 
 
 def type_beside_union(tool: ToolFacts) -> list[str]:
-    return [join(n.location or "(root)", key) for n in _nodes(tool) for key in ("anyOf", "oneOf")
+    return [join(n.location, key) for n in _nodes(tool) for key in ("anyOf", "oneOf")
             if key in n.schema and "type" in n.schema]
 
 
