@@ -74,7 +74,7 @@ def test_an_http_url_target_is_checked_over_streamable_http() -> None:
         out = mcp("check", url, "--json", "-c", "copilot-cli")
     assert out.returncode == 1, out.stderr
     found = findings(out.stdout)
-    assert sorted({tool for tool, _ in found}) == ["measure", "outline", "survey"]
+    assert sorted({str(tool) for tool, _ in found}) == ["measure", "outline", "survey"]
 
 
 def test_a_clean_server_exits_zero_and_says_so() -> None:

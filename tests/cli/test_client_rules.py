@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pydantic import AnyUrl, BaseModel, create_model
@@ -122,13 +122,14 @@ def _inline(schema: Schema) -> Schema:
 
     def expand(node: Any) -> Any:
         if isinstance(node, dict):
-            ref = node.get("$ref")
+            mapping = cast(Schema, node)
+            ref = mapping.get("$ref")
             target = resolve(schema, ref) if isinstance(ref, str) else None
             if target is not None:
                 return expand(target)
-            return {key: expand(value) for key, value in node.items() if key != "$defs"}
+            return {key: expand(value) for key, value in mapping.items() if key != "$defs"}
         if isinstance(node, list):
-            return [expand(item) for item in node]
+            return [expand(item) for item in cast(list[Any], node)]
         return node
 
     return expand(schema)
