@@ -50,13 +50,16 @@ def test_a_server_file_with_pydantic_models_gets_each_known_rejection_with_sourc
                                      "cursor/name-length")]["locations"][0]
     # The constrained string passes the default clients (OpenAI strict is opt-in).
     assert not [key for key in found if key[0] == "label"]
+    # A plain input with a model as output: Cursor's loader also resolves the output schema.
+    assert [rule for tool, rule in found if tool == "locate"] == ["cursor/ref"]
+    assert "outputSchema.$defs" in found[("locate", "cursor/ref")]["locations"]
 
 
 def test_the_json_report_has_a_stable_shape_for_ci() -> None:
     out = mcp("check", str(ATLAS), "--json", "--client", "kimi")
     report = json.loads(out.stdout)
     assert set(report) == {"server", "clients", "tools", "clean", "findings"}
-    assert (report["server"], report["clients"], report["tools"], report["clean"]) == ("Atlas", ["kimi"], 6, False)
+    assert (report["server"], report["clients"], report["tools"], report["clean"]) == ("Atlas", ["kimi"], 7, False)
     for row in report["findings"]:
         assert set(row) == {"tool", "client", "rule", "text", "locations", "source", "fix", "portableSchemasFix"}
         assert row["client"] == "kimi" and row["rule"].startswith("kimi/") and row["source"] and row["fix"]
@@ -108,7 +111,7 @@ def test_the_human_report_names_client_rule_source_and_fix_under_each_tool() -> 
                             "properties.region.$ref, $defs"
     assert lines[at + 3].startswith("      source: github/copilot-cli#1876")
     assert lines[at + 4] == f"      fix: {PORTABLE_FIX}"
-    assert lines[-1] == "3 findings in 3 of 6 tools"
+    assert lines[-1] == "3 findings in 3 of 7 tools"
 
 
 def test_hand_written_schemas_of_a_low_level_server_meet_the_structural_rules() -> None:
@@ -140,6 +143,13 @@ def test_a_server_file_that_does_not_import_is_one_line(tmp_path: Path) -> None:
     out = mcp("check", str(broken))
     assert out.returncode == 1 and out.stderr.startswith("mcp: syntax error in ")
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_the_help_names_every_client() -> None:
+    from mcp.cli.client_rules import client_names
+
+    text = " ".join(mcp("check", "--help").stdout.split())
+    assert all(name in text for name in client_names())
 
 
 def test_an_unknown_client_is_a_usage_error_listing_the_known_ones() -> None:

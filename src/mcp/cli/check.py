@@ -36,7 +36,8 @@ def pick_clients(names: Sequence[str]) -> list[str]:
 
 def facts(server_name: str, tools: Sequence[Any]) -> ServerFacts:
     """The listed tools (wire models) as the rules see them."""
-    listed = [ToolFacts(tool.name, dict(tool.input_schema or {}), server_name) for tool in tools]
+    listed = [ToolFacts(tool.name, dict(tool.input_schema or {}), server_name,
+                        dict(tool.output_schema) if tool.output_schema else None) for tool in tools]
     return ServerFacts(server_name, listed)
 
 
@@ -45,7 +46,8 @@ def portable_clears(finding: Finding, server: ServerFacts) -> bool | None:
     if PORTABLE_REWRITE is None or finding.tool is None or finding.rule.check is None:
         return None
     tool = next(t for t in server.tools if t.name == finding.tool)
-    rewritten = ToolFacts(tool.name, PORTABLE_REWRITE(tool.input_schema), tool.server_name)
+    output = PORTABLE_REWRITE(tool.output_schema) if tool.output_schema else None
+    rewritten = ToolFacts(tool.name, PORTABLE_REWRITE(tool.input_schema), tool.server_name, output)
     return not finding.rule.check(rewritten)
 
 

@@ -34,6 +34,7 @@ class ToolFacts:
     name: str
     input_schema: Schema
     server_name: str = ""
+    output_schema: Schema | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,15 @@ def uses_refs(tool: ToolFacts) -> list[str]:
     """Where `$ref` points somewhere (and where `$defs`/`definitions` hold the targets)."""
     found = [join(n.location, "$ref") for n in _nodes(tool) if "$ref" in n.schema]
     found += [key for key in ("$defs", "definitions") if key in tool.input_schema]
+    return found
+
+
+def uses_refs_in_or_out(tool: ToolFacts) -> list[str]:
+    """`uses_refs` for the input schema, and for the output schema (its locations start with
+    `outputSchema.`)."""
+    found = uses_refs(tool)
+    if tool.output_schema:
+        found += ["outputSchema." + where for where in uses_refs(ToolFacts(tool.name, tool.output_schema))]
     return found
 
 
@@ -367,9 +377,10 @@ RULES: tuple[Rule, ...] = (
          "express the choice inside a property, not at the root", root_combinator),
     # Cursor
     Rule("cursor/ref", "cursor",
-         "$defs/$ref: tool loading fails with 'can't resolve reference #/$defs/...'",
+         "$defs/$ref in inputSchema or outputSchema: tool loading fails with 'can't resolve reference "
+         "#/$defs/...'",
          "reported for Cursor 3.4 in davideast/stitch-mcp#184: https://github.com/davideast/stitch-mcp/issues/184",
-         PORTABLE_FIX, uses_refs, portable=True),
+         PORTABLE_FIX, uses_refs_in_or_out, portable=True),
     Rule("cursor/name-length", "cursor",
          "server name + tool name longer than 60 characters (Cursor warns and may drop the tool); the server "
          "name Cursor uses is the mcp.json key, taken here to be the server's own name (our inference)",
@@ -428,10 +439,10 @@ def evaluate(server: ServerFacts, clients: Sequence[str]) -> list[Finding]:
     rules = [rule for rule in RULES if rule.client in clients]
     findings: list[Finding] = []
     for tool in server.tools:
-        recursive = is_recursive(tool.input_schema)
+        recursive = is_recursive(tool.input_schema) or is_recursive(tool.output_schema or {})
         for rule in rules:
             if rule.check is not None and (where := rule.check(tool)):
-                if rule.check is uses_refs and recursive:
+                if rule.check in (uses_refs, uses_refs_in_or_out) and recursive:
                     findings.append(Finding(rule, tool.name, tuple(where), RECURSIVE_FIX, False))
                 else:
                     findings.append(Finding(rule, tool.name, tuple(where), rule.fix, rule.portable))

@@ -242,7 +242,7 @@ def get_prompt(args: tuple[str, ...], **params: Any) -> None:
                     + TARGET_HELP)
 @click.argument("args", nargs=-1, metavar="TARGET")
 @click.option("-c", "--client", "clients", multiple=True, metavar="NAME",
-              help="Check for this client only (repeatable; default: every default client).")
+              help="Check for this client (repeatable; default: every client but openai-strict).")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (for CI).")
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for each answer.")
 @click.option("--mode", default="auto", show_default=True, metavar="auto|legacy|VERSION",

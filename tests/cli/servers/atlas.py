@@ -71,6 +71,12 @@ def label(text: Annotated[str, Field(min_length=1, max_length=20, pattern="^[a-z
     return text
 
 
+@mcp.tool()
+def locate(name: str) -> Region:
+    """Find a region by name (plain input; the output schema carries $defs/$ref)."""
+    return Region(name=name, corner=Point(lat=0, lon=0), terrain=Terrain.desert)
+
+
 @mcp.tool(name="3d_view")
 def three_d_view(zoom: int) -> str:
     """A name that starts with a digit."""
