@@ -207,21 +207,19 @@ def type_lists(tool: ToolFacts) -> list[str]:
 
 
 def name_outside(pattern: str) -> ToolCheck:
-    compiled = re.compile(pattern)
+    """A checker for tool names outside `pattern` (compiled on first use, by `re`'s cache)."""
 
     def check(tool: ToolFacts) -> list[str]:
-        return [] if compiled.fullmatch(tool.name) else [f"name ({tool.name!r})"]
+        return [] if re.fullmatch(pattern, tool.name) else [f"name ({tool.name!r})"]
 
     return check
 
 
 def parameter_names_outside(pattern: str) -> ToolCheck:
-    compiled = re.compile(pattern)
-
     def check(tool: ToolFacts) -> list[str]:
         properties = tool.input_schema.get("properties")
         names = list(cast(Schema, properties)) if isinstance(properties, dict) else []
-        return [join("properties", name) for name in names if not compiled.fullmatch(name)]
+        return [join("properties", name) for name in names if not re.fullmatch(pattern, name)]
 
     return check
 
