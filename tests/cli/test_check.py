@@ -89,6 +89,15 @@ def test_a_clean_server_exits_zero_and_says_so() -> None:
     assert report["clean"] is True and report["findings"] == []
 
 
+def test_a_server_without_tools_is_clean(tmp_path: Path) -> None:
+    server = tmp_path / "empty.py"
+    server.write_text("from mcp.server.lowlevel import Server\nserver = Server('empty')\n")
+    out = mcp("check", str(server))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["empty: 0 tools, checked for copilot-cli, codex, gemini, claude, cursor, kimi",
+                                       "clean: no known rejection"]
+
+
 def test_the_client_filter_checks_only_the_named_clients_and_opts_into_openai_strict() -> None:
     only_claude = mcp("check", str(ATLAS), "-c", "claude")
     assert only_claude.returncode == 0, only_claude.stdout

@@ -95,7 +95,9 @@ def check_target(target: Target, options: TalkOptions, client_filter: Sequence[s
     clients = pick_clients(client_filter)
 
     async def action(client: Any, _: Interaction, out: Console) -> int:
-        tools = await all_pages(client.list_tools, "tools")
+        capabilities = client.server_capabilities
+        offers_tools = capabilities is None or getattr(capabilities, "tools", None) is not None
+        tools = await all_pages(client.list_tools, "tools") if offers_tools else []  # no tools: nothing to reject
         info = client.server_info
         server = facts(str(getattr(info, "name", "") or ""), tools)
         findings = evaluate(server, clients)
