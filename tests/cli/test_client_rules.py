@@ -91,6 +91,16 @@ def test_cursor_counts_tools_across_the_whole_server() -> None:
     assert (finding.rule.id, finding.tool, finding.locations) == ("cursor/tool-count", None, ("41 tools",))
 
 
+def test_a_server_wide_finding_reads_under_the_server_as_a_whole() -> None:
+    server = ServerFacts("big", [ToolFacts(f"t{i}", {"type": "object", "properties": {}}, "big") for i in range(41)])
+    found = evaluate(server, ["cursor"])
+    lines = check.report_text(server, ["cursor"], found)
+    assert lines[:4] == ["big: 41 tools, checked for cursor", "", "the server as a whole",
+                         "  cursor: more than 40 tools: Cursor gives the agent at most 40 tools across all servers"]
+    assert lines[-1] == "1 finding in the server as a whole"
+    assert check.report_json(server, ["cursor"], found)["findings"][0]["tool"] is None
+
+
 def test_names_at_the_edge_of_each_client_limit() -> None:
     schema: Schema = {"type": "object", "properties": {}}
     assert "claude/name" not in rules_broken(schema, ["claude"], name="a" * 64)

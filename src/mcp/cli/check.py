@@ -84,8 +84,9 @@ def report_text(server: ServerFacts, clients: Sequence[str], findings: Sequence[
             lines.append(f"      portable_schemas=True clears it: {'yes' if clears else 'no'}")
     if findings:
         tools = {finding.tool for finding in findings if finding.tool is not None}
-        lines += ["", f"{len(findings)} finding{'s' if len(findings) != 1 else ''} in {len(tools)} of "
-                      f"{len(server.tools)} tools"]
+        parts = [f"{len(tools)} of {len(server.tools)} tools"] if tools else []
+        parts += ["the server as a whole"] if any(finding.tool is None for finding in findings) else []
+        lines += ["", f"{len(findings)} finding{'s' if len(findings) != 1 else ''} in {' and '.join(parts)}"]
     else:
         lines.append("clean: no known rejection")
     return lines
