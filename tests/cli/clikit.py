@@ -31,11 +31,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def bookshop_over_http(wire: str = "http") -> Iterator[str]:
-    """The bookshop served by `mcp.run(transport="streamable-http")` (or "sse" with `wire="sse"`)
-    in a child process; its URL."""
+def bookshop_over_http(wire: str = "http", server: Path = BOOKSHOP) -> Iterator[str]:
+    """The bookshop (or another server file taking the same `WIRE PORT` arguments) served by
+    `mcp.run(transport="streamable-http")` (or "sse" with `wire="sse"`) in a child process; its URL."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(BOOKSHOP), wire, str(port)],
+    proc = subprocess.Popen([sys.executable, str(server), wire, str(port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30

@@ -43,6 +43,7 @@ COVERED = {
     "deployment/shared_state.py", "deployment/Dockerfile", "deployment/nginx.conf",
     "security/static_tokens.py", "security/jwt_verifier.py",
     "observability/traced_server.py", "observability/what_is_recorded.py",
+    "cli/units.py",
 }
 
 
@@ -403,3 +404,21 @@ def test_the_cli_page_commands_call_the_getting_started_server() -> None:
     assert called["structuredContent"] == {"result": 34}
     listed = json.loads(mcp_command("tools", "--json", "--", sys.executable, "server.py"))
     assert "get_temperature" in json.dumps(listed)
+
+
+def test_the_cli_page_shows_what_mcp_check_prints_for_its_example_and_names_every_rule() -> None:
+    page = (DOCS / "cli.md").read_text()
+    command = "$ mcp check units.py --client copilot-cli --client kimi\n"
+    shown = page[page.index(command) + len(command):].split("```", 1)[0]
+    done = subprocess.run([sys.executable, "-m", "mcp.cli", "check", "units.py", "--client", "copilot-cli",
+                           "--client", "kimi"], cwd=SRC / "cli", capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT, env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"})
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == shown
+    from mcp.cli.client_rules import RULES
+
+    table = page[page.index("| Client (`--client`)"):]
+    for rule in RULES:
+        client, _, name = rule.id.partition("/")
+        row = next(line for line in table.splitlines() if f"(`{client}`" in line)
+        assert f"`{name}`" in row, rule.id

@@ -163,3 +163,10 @@ def test_serving_stdio_initialize_and_tools_list_loads_no_http_auth_telemetry_or
     assert not [m for m in modules if m.startswith("mcp.types._") and m != "mcp.types._base"]
     assert not modules & {"mcp.types.methods", "mcp.server.caching", "mcp.shared.subscriptions",
                           "mcp.server.mcpserver.dependencies", "mcp.server.validation"}
+
+
+def test_the_check_rules_load_no_cli_toolkit_pydantic_or_event_loop() -> None:
+    """`mcp check`'s rule table is plain data and stdlib checkers: a CI script or a server's own
+    test can import it without click, rich, pydantic or anyio."""
+    modules = _modules_after("import mcp.cli.client_rules")
+    assert _loaded(modules, ("click", "rich", "pydantic", "anyio", *HTTP_STACK)) == []

@@ -1,6 +1,6 @@
 """The `mcp` command. `mcp run FILE[:OBJECT]` and `mcp version` need nothing beyond the SDK; the
-other commands (`dev`, `install`, `tools`, `resources`, `prompts`, `call`, `read`, `get-prompt`)
-need the `cli` extra (`pip install "mcpkit[cli]"`: click and rich).
+other commands (`dev`, `install`, `tools`, `resources`, `prompts`, `call`, `read`, `get-prompt`,
+`check`) need the `cli` extra (`pip install "mcpkit[cli]"`: click and rich).
 
 Errors a user can fix print as one line, `mcp: <what went wrong>`, on stderr with a non-zero exit;
 `--debug` (anywhere before a `--`) shows the traceback too.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["app", "load_server", "main"]
 
-_CLIENT_COMMANDS = frozenset({"tools", "resources", "prompts", "call", "read", "get-prompt"})
+_CLIENT_COMMANDS = frozenset({"tools", "resources", "prompts", "call", "read", "get-prompt", "check"})
 
 
 def __getattr__(name: str) -> Any:

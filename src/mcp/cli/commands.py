@@ -235,3 +235,34 @@ def get_prompt(args: tuple[str, ...], **params: Any) -> None:
 
     target, rest = _target_and_rest(args, needs=1, usage="TARGET NAME [KEY=VALUE]...")
     raise SystemExit(render_prompt(target, _options(params), rest[0], rest[1:]))
+
+
+@app.command(epilog="Clients: copilot-cli, codex, gemini, claude, cursor, kimi (the default set), and "
+                    "openai-strict (only when named: it applies where a consumer turns strict mode on). "
+                    + TARGET_HELP)
+@click.argument("args", nargs=-1, metavar="TARGET")
+@click.option("-c", "--client", "clients", multiple=True, metavar="NAME",
+              help="Check for this client (repeatable; default: every client but openai-strict).")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (for CI).")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds to wait for each answer.")
+@click.option("--mode", default="auto", show_default=True, metavar="auto|legacy|VERSION",
+              help="Protocol era: auto-negotiate, legacy (handshake, 2025-11-25 and earlier) or a version.")
+@click.option("--env", "env", multiple=True, metavar="KEY=VALUE",
+              help="Environment variable for a file or command target (repeatable).")
+@click.option("-H", "--header", "headers", multiple=True, metavar="'NAME: VALUE'",
+              help="HTTP header for a URL target (repeatable).")
+def check(args: tuple[str, ...], clients: tuple[str, ...], as_json: bool, timeout: float, mode: str,
+          **_: Any) -> None:
+    """Report each tool schema feature that a named client is known to reject.
+
+    Each finding names the client, the rule, where that is known from (an issue or a documented
+    limit) and the fix. Exit 1 on any finding, 0 when clean.
+    """
+    from mcp.cli.check import check_target
+    from mcp.cli.talk import TalkOptions
+
+    target, _rest = _target_and_rest(args, needs=0, usage="TARGET")
+    if _rest:
+        raise CLIError(f"check takes one TARGET, got {len(args)} arguments", 2)
+    raise SystemExit(check_target(target, TalkOptions(json=as_json, no_input=True, timeout=timeout, mode=mode),
+                                  clients))

@@ -97,7 +97,7 @@ def _connect_failure(target: Target, exc: BaseException) -> str:
 # -- listing ------------------------------------------------------------------------------------
 
 
-async def _all(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+async def all_pages(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
     """Every page of a list request."""
     items: list[Any] = []
     cursor: str | None = None
@@ -111,7 +111,7 @@ async def _all(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
 
 def list_tools(target: Target, options: TalkOptions) -> int:
     async def action(client: Any, _: Interaction, out: Console) -> int:
-        tools = await _all(client.list_tools, "tools")
+        tools = await all_pages(client.list_tools, "tools")
         if options.json:
             render.print_json(out, {"tools": [render.to_json(t) for t in tools]})
         else:
@@ -123,8 +123,8 @@ def list_tools(target: Target, options: TalkOptions) -> int:
 
 def list_resources(target: Target, options: TalkOptions) -> int:
     async def action(client: Any, _: Interaction, out: Console) -> int:
-        resources = await _all(client.list_resources, "resources")
-        templates = await _all(client.list_resource_templates, "resource_templates")
+        resources = await all_pages(client.list_resources, "resources")
+        templates = await all_pages(client.list_resource_templates, "resource_templates")
         if options.json:
             render.print_json(out, {"resources": [render.to_json(r) for r in resources],
                                     "resourceTemplates": [render.to_json(t) for t in templates]})
@@ -138,7 +138,7 @@ def list_resources(target: Target, options: TalkOptions) -> int:
 
 def list_prompts(target: Target, options: TalkOptions) -> int:
     async def action(client: Any, _: Interaction, out: Console) -> int:
-        prompts = await _all(client.list_prompts, "prompts")
+        prompts = await all_pages(client.list_prompts, "prompts")
         if options.json:
             render.print_json(out, {"prompts": [render.to_json(p) for p in prompts]})
         else:
@@ -187,7 +187,7 @@ def _value(raw: str, prop: Any) -> Any:
 
 def call_tool(target: Target, options: TalkOptions, name: str, items: Sequence[str], whole: str | None) -> int:
     async def action(client: Any, interaction: Interaction, out: Console) -> int:
-        tools = {tool.name: tool for tool in await _all(client.list_tools, "tools")}
+        tools = {tool.name: tool for tool in await all_pages(client.list_tools, "tools")}
         tool = tools.get(name)
         if tool is None:
             known = ", ".join(sorted(tools)) or "none"
