@@ -59,9 +59,12 @@ def uv_executable() -> Path:
 
 
 def uv_env(uv: Path) -> dict[str, str]:
-    """The environment for uv and what it runs: its cache in ours, uv on PATH, no user config."""
+    """The environment for uv and what it runs: its cache in ours, uv on PATH, no user-level uv.toml
+    (an empty config home; `UV_NO_CONFIG` would also hide the `uv.toml` the command writes)."""
     env = clean_env()
-    env.update(UV_CACHE_DIR=str(HOME / "uv-cache"), UV_NO_CONFIG="1", PATH=f"{uv.parent}:{env.get('PATH', '')}")
+    (HOME / "uv-config").mkdir(parents=True, exist_ok=True)
+    env.update(UV_CACHE_DIR=str(HOME / "uv-cache"), XDG_CONFIG_HOME=str(HOME / "uv-config"),
+               PATH=f"{uv.parent}:{env.get('PATH', '')}")
     env.pop("UV_CONSTRAINT", None)
     return env
 

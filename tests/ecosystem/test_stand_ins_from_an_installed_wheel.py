@@ -183,12 +183,23 @@ def test_print_shows_the_plan_and_the_uv_project_snippet_and_changes_nothing(pip
     assert (venv / "pip.conf").read_text() == before and not (tmp_path / "mcpkit-stand-ins").exists()
 
 
-def test_without_mcpkit_installed_it_says_so_and_changes_nothing(uv: Path, tmp_path: Path) -> None:
+def test_with_mcpkit_importable_but_not_installed_here_it_says_so_and_changes_nothing(uv: Path,
+                                                                                   tmp_path: Path) -> None:
     env = uv_env(uv)
     assert sh(uv, "venv", "--quiet", "--python", sys.executable, tmp_path / "bare", env=env).returncode == 0
     wheel = mcpkit_wheel()
     done = sh(tmp_path / "bare" / "bin" / "python", "-m", "mcp.stand_ins",
               env={**env, "PYTHONPATH": str(wheel)}, cwd=tmp_path)  # mcp importable, mcpkit not installed
     assert done.returncode == 1
-    assert "mcpkit is not installed in this environment" in done.stderr
+    assert "mcpkit is not installed in this environment (one is importable from" in done.stderr
     assert not (tmp_path / "bare" / "pip.conf").exists() and not (tmp_path / "bare" / "mcpkit-stand-ins").exists()
+
+
+def test_when_the_installer_fails_every_file_it_wrote_is_taken_back(pip_venv: Path) -> None:
+    venv = pip_venv.parents[1]
+    before = {path: path.read_text() for path in (venv / "pip.conf", venv / "bin" / "activate")}
+    done = run(pip_venv, "-m", "mcp.stand_ins", "--uv", env={"UV": "/bin/false"})  # a uv that fails
+    assert done.returncode == 1
+    assert "/bin/false pip install" in done.stderr and "taken back" in done.stderr
+    assert {path: path.read_text() for path in before} == before
+    assert not (venv.parent / "uv.toml").exists()

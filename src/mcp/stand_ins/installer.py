@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, distribution, version
 from pathlib import Path
 
 from mcp.stand_ins.pin import CONSTRAINTS, PinFiles, plan_pin
@@ -54,25 +54,30 @@ class Plan:
 
 
 def installed_mcpkit() -> str:
-    """The installed mcpkit's version (the stand-ins require exactly it)."""
+    """The version of the mcpkit installed in this environment (the stand-ins require exactly it)."""
     try:
-        return version("mcpkit")
+        found = distribution("mcpkit")
     except PackageNotFoundError:
+        found = None
+    where = Path(str(found.locate_file(""))).resolve() if found is not None else None
+    if found is None or where is None or not where.is_relative_to(Path(sys.prefix).resolve()):
+        seen = f" (one is importable from {where}, outside {sys.prefix})" if where is not None else ""
         raise StandInsError(
-            "mcpkit is not installed in this environment (is `mcp` imported from a source tree?): "
-            "install mcpkit first, then run this with the same Python"
-        ) from None
+            f"mcpkit is not installed in this environment{seen}: install mcpkit first, then run this with the "
+            "same Python (nothing was changed)"
+        )
+    return found.version
 
 
 def _refuse_official() -> None:
-    for distribution in STAND_INS:
+    for name in STAND_INS:
         try:
-            found = version(distribution)
+            found = version(name)
         except PackageNotFoundError:
             continue
         if "+mcpkit." not in found:
             raise StandInsError(
-                f"the official `{distribution}` {found} is installed here, and its files are mcpkit's too: "
+                f"the official `{name}` {found} is installed here, and its files are mcpkit's too: "
                 f"`pip uninstall mcp mcp-types`, then `pip install --force-reinstall --no-deps mcpkit`, then run this "
                 "again (nothing was changed)"
             )
@@ -196,11 +201,28 @@ def describe(done: Plan) -> str:
 
 
 def carry_out(done: Plan) -> None:
-    """Write the wheels and the pin, then run the installer; a failed install raises `StandInsError`."""
-    build_wheels(done.wheels_dir, done.mcpkit_version)
-    for path, text in done.pin.writes.items():
-        path.write_text(text)
-    for command in done.commands:
-        finished = subprocess.run(command, check=False, cwd=done.cwd)
-        if finished.returncode != 0:
-            raise StandInsError(f"`{' '.join(command)}` failed (exit status {finished.returncode})")
+    """Write the wheels and the pin, then run the installer. When the installer fails, every file
+    written here is put back as it was (the installer itself changes nothing on failure), and
+    `StandInsError` says what failed."""
+    made_wheels_dir = not done.wheels_dir.exists()
+    before = {path: path.read_text() if path.exists() else None for path in done.pin.writes}
+    try:
+        build_wheels(done.wheels_dir, done.mcpkit_version)
+        for path, text in done.pin.writes.items():
+            path.write_text(text)
+        for command in done.commands:
+            finished = subprocess.run(command, check=False, cwd=done.cwd)
+            if finished.returncode != 0:
+                raise StandInsError(
+                    f"`{' '.join(command)}` failed (exit status {finished.returncode}); "
+                    "the files written for it were taken back"
+                )
+    except BaseException:
+        for path, text in before.items():
+            if text is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(text)
+        if made_wheels_dir:
+            shutil.rmtree(done.wheels_dir, ignore_errors=True)
+        raise
