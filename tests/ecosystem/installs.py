@@ -77,7 +77,7 @@ def metadata_only_wheel(directory: Path, name: str, version: str, requires: str 
         f"{dist_info}/METADATA": metadata + (f"Requires-Dist: {requires}\n" if requires else ""),
         f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: mcpkit-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
-    record = []
+    record: list[str] = []
     for path, text in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
         record.append(f"{path},sha256={digest},{len(text.encode())}")

@@ -4,15 +4,13 @@ after it, several in one command, and refused with a resolver conflict when a li
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from installs import metadata_only_wheel
 from venvs import MCPKIT_VERSION, REPO, STAND_IN_VERSION, run
 
 SCRIPTS = Path(__file__).parent / "scripts"
@@ -55,31 +53,11 @@ def test_the_libraries_installed_together_after_mcpkit_keep_our_mcp(together_pyt
     assert Path(done.stdout.strip()).resolve() == Path(seen["mcp_file"]).resolve()
 
 
-def _metadata_only_wheel(directory: Path, name: str, version: str, requires: str | None = None) -> Path:
-    """A wheel with nothing but its metadata (a stand-in for a release on an index)."""
-    dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
-    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-    files = {
-        f"{dist_info}/METADATA": metadata + (f"Requires-Dist: {requires}\n" if requires else ""),
-        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: mcpkit-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    files[f"{dist_info}/RECORD"] = "\n".join([*record, f"{dist_info}/RECORD,,"]) + "\n"
-    wheel = directory / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
-    return wheel
-
-
 @pytest.fixture
 def old_api_index(tmp_path: Path) -> Path:
     """A local index holding a library that needs `mcp<2` and an `mcp` 1.x release it could take."""
-    _metadata_only_wheel(tmp_path, "needs-old-mcp", "1.0", requires="mcp<2")
-    _metadata_only_wheel(tmp_path, "mcp", "1.26.0")
+    metadata_only_wheel(tmp_path, "needs-old-mcp", "1.0", requires="mcp<2")
+    metadata_only_wheel(tmp_path, "mcp", "1.26.0")
     return tmp_path
 
 

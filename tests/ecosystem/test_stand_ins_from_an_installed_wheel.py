@@ -8,6 +8,7 @@ uv against PyPI (the libraries and mcpkit's dependencies; cached), conflicts fro
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -110,6 +111,27 @@ def test_uninstalling_the_stand_ins_leaves_every_mcpkit_file(pip_venv: Path) -> 
     assert ours(pip_venv)[0] == digest
 
 
+def test_with_the_official_mcp_installed_it_refuses_and_changes_nothing(pip_venv: Path, index: Path) -> None:
+    venv = pip_venv.parents[1]
+    digest = ours(pip_venv)[0]
+    conf = (venv / "pip.conf").read_text()
+    no_pin = {"PIP_CONFIG_FILE": os.devnull}
+    # the official-looking mcp 2.3.0 (metadata only here, so swapping it in and out touches no file;
+    # `===`: `==2.3.0` is met by ours already)
+    done = run(pip_venv, "-m", "pip", "install", "--no-index", "--find-links", str(index), "--no-deps", "mcp===2.3.0",
+               env=no_pin)
+    assert done.returncode == 0, done.stderr
+    try:
+        refused = run(pip_venv, "-m", "mcp.stand_ins")
+        assert refused.returncode == 1
+        assert "the official `mcp` 2.3.0 is installed here" in refused.stderr
+        assert (venv / "pip.conf").read_text() == conf
+    finally:
+        assert run(pip_venv, "-m", "pip", "uninstall", "--yes", "mcp", env=no_pin).returncode == 0
+        assert run(pip_venv, "-m", "mcp.stand_ins").returncode == 0
+    assert ours(pip_venv)[0] == digest
+
+
 # -- uv pip ----------------------------------------------------------------------------------------
 
 
@@ -175,6 +197,9 @@ def test_print_shows_the_plan_and_the_uv_project_snippet_and_changes_nothing(pip
     done = run(pip_venv, "-m", "mcp.stand_ins", "--print")
     assert done.returncode == 0, done.stderr
     assert "-m pip install" in done.stdout and "mcpkit-constraints.txt" in done.stdout
+    command = run(venv / "bin" / "mcp", "stand-ins", "--print")  # the console script, without the cli extra
+    assert command.returncode == 0, command.stderr
+    assert command.stdout == done.stdout
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\nversion = "0"\n')
     done = run(pip_venv, "-m", "mcp.stand_ins", "--project", str(tmp_path), "--print",
                env={"UV": str(pip_venv)})  # any file stands for uv: nothing is run

@@ -124,6 +124,7 @@ def plan(installer: str | None = None, project: Path | None = None) -> Plan:
         pin=plan_pin(prefix, stand_in_version(mcpkit), uv=installer == "uv"),
     )
     wheels = [str(wheels_dir / wheel_name(name, done.version)) for name in STAND_INS]
+    # offline, and no dependency resolution: their one requirement, mcpkit==<version>, is checked above
     constraint = ["--constraint", str(prefix / CONSTRAINTS)]
     if installer == "pip":
         done.commands.append(
@@ -135,6 +136,7 @@ def plan(installer: str | None = None, project: Path | None = None) -> Plan:
                 "--quiet",
                 "--disable-pip-version-check",
                 "--no-index",
+                "--no-deps",
                 *constraint,
                 *wheels,
             ]
@@ -149,6 +151,7 @@ def plan(installer: str | None = None, project: Path | None = None) -> Plan:
                 "--python",
                 sys.executable,
                 "--no-index",
+                "--no-deps",
                 *constraint,
                 *wheels,
             ]
