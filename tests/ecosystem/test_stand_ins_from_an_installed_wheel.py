@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from installs import conflicting_index, files_digest, mcpkit_wheel, uv_env, uv_executable
-from venvs import FASTMCP, STAND_IN_VERSION, clean_env, run
+from venvs import AGENTS, FASTMCP, HAS_PYDANTIC_AI, PYDANTIC_AI, STAND_IN_VERSION, clean_env, run
 
 SCRIPTS = Path(__file__).parent / "scripts"
 pytestmark = pytest.mark.timeout(900)
@@ -135,7 +135,7 @@ def test_with_the_official_mcp_installed_it_refuses_and_changes_nothing(pip_venv
 # -- uv pip ----------------------------------------------------------------------------------------
 
 
-def test_uv_pip_venv_gets_the_stand_ins_and_keeps_ours_under_fastmcp_and_refuses_mcp_below_2(
+def test_uv_pip_venv_gets_the_stand_ins_and_keeps_ours_under_the_libraries_and_refuses_mcp_below_2(
         uv: Path, index: Path, tmp_path: Path) -> None:
     env = uv_env(uv)
     assert sh(uv, "venv", "--quiet", "--python", sys.executable, env=env, cwd=tmp_path).returncode == 0
@@ -147,9 +147,11 @@ def test_uv_pip_venv_gets_the_stand_ins_and_keeps_ours_under_fastmcp_and_refuses
     assert "with uv into" in done.stdout
     assert "constraint-dependencies" in (tmp_path / "uv.toml").read_text()
     digest = ours(python, env)[0]
-    done = sh(uv, "pip", "install", "--quiet", FASTMCP, env=env, cwd=tmp_path)
+    libraries = [FASTMCP, AGENTS, *([PYDANTIC_AI] if HAS_PYDANTIC_AI else [])]
+    done = sh(uv, "pip", "install", "--quiet", *libraries, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert ours(python, env)[0] == digest
+    assert sh(uv, "pip", "check", env=env, cwd=tmp_path).returncode == 0
     # from the venv's directory (uv.toml), and activated from anywhere else (UV_CONSTRAINT)
     refused = sh(uv, "pip", "install", "--no-index", "--find-links", index, "mcpkit-probe-needs-old-mcp", env=env,
                  cwd=tmp_path)
