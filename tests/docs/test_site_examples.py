@@ -341,7 +341,7 @@ def test_the_dockerfile_and_the_proxy_config_name_the_example_and_turn_buffering
     balances round robin without buffering, as the page says."""
     dockerfile = (SRC / "deployment" / "Dockerfile").read_text()
     assert "COPY shared_state.py ." in dockerfile and '"shared_state:app"' in dockerfile
-    assert "shim/pin.py /venv" in dockerfile and (ROOT / "shim" / "pin.py").exists()
+    assert "/venv/bin/python -m mcp.stand_ins" in dockerfile and (ROOT / "src" / "mcp" / "stand_ins").is_dir()
     nginx = (SRC / "deployment" / "nginx.conf").read_text()
     assert "proxy_buffering off;" in nginx and "ip_hash" not in nginx.replace("no ip_hash", "")
 

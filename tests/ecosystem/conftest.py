@@ -1,5 +1,5 @@
 """The library venvs (tests/ecosystem/venvs.py), built or found in the cache once per session; the
-first test that needs one builds all three side by side, so a fresh machine waits once."""
+first test that needs one builds them all side by side, so a fresh machine waits once."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from venvs import VENVS, library_venv
+from venvs import HAS_PYDANTIC_AI, VENVS, library_venv
 
 
 @pytest.fixture(scope="session")
@@ -34,3 +34,10 @@ def agents_python(venvs: dict[str, Path]) -> Path:
 @pytest.fixture(scope="session")
 def together_python(venvs: dict[str, Path]) -> Path:
     return venvs["together"]
+
+
+@pytest.fixture(scope="session")
+def pydantic_ai_python(venvs: dict[str, Path]) -> Path:
+    if not HAS_PYDANTIC_AI:
+        pytest.skip("pydantic-ai requires Python 3.11 or newer")
+    return venvs["pydantic-ai"]

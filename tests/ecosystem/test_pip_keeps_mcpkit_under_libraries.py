@@ -1,19 +1,17 @@
-"""pip keeps mcpkit as the `mcp` (and `mcp-types`) that libraries require: installed after it,
-installed with it in one command, and refused with a resolver conflict when a library needs an
+"""pip keeps mcpkit as the `mcp` (and `mcp-types`) that libraries require: one library installed
+after it, several in one command, and refused with a resolver conflict when a library needs an
 `mcp` older than the API we provide. Real pip runs in real venvs (tests/ecosystem/venvs.py)."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import os
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from venvs import REPO, SHIM, STAND_IN_VERSION, run
+from installs import metadata_only_wheel
+from venvs import MCPKIT_VERSION, REPO, STAND_IN_VERSION, run
 
 SCRIPTS = Path(__file__).parent / "scripts"
 pytestmark = pytest.mark.timeout(900)
@@ -46,7 +44,7 @@ def test_pip_check_finds_every_requirement_met(agents_python: Path, fastmcp_pyth
         assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_mcpkit_and_both_libraries_installed_in_one_command_keep_our_mcp(together_python: Path) -> None:
+def test_the_libraries_installed_together_after_mcpkit_keep_our_mcp(together_python: Path) -> None:
     seen = which_mcp(together_python)
     assert seen["mcp_version"] == seen["mcp_types_version"] == STAND_IN_VERSION
     assert seen["mcp_owners"] == seen["mcp_types_owners"] == ["mcpkit"]
@@ -55,31 +53,11 @@ def test_mcpkit_and_both_libraries_installed_in_one_command_keep_our_mcp(togethe
     assert Path(done.stdout.strip()).resolve() == Path(seen["mcp_file"]).resolve()
 
 
-def _metadata_only_wheel(directory: Path, name: str, version: str, requires: str | None = None) -> Path:
-    """A wheel with nothing but its metadata (a stand-in for a release on an index)."""
-    dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
-    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-    files = {
-        f"{dist_info}/METADATA": metadata + (f"Requires-Dist: {requires}\n" if requires else ""),
-        f"{dist_info}/WHEEL": "Wheel-Version: 1.0\nGenerator: mcpkit-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = []
-    for path, text in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{path},sha256={digest},{len(text.encode())}")
-    files[f"{dist_info}/RECORD"] = "\n".join([*record, f"{dist_info}/RECORD,,"]) + "\n"
-    wheel = directory / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as archive:
-        for path, text in files.items():
-            archive.writestr(path, text)
-    return wheel
-
-
 @pytest.fixture
 def old_api_index(tmp_path: Path) -> Path:
     """A local index holding a library that needs `mcp<2` and an `mcp` 1.x release it could take."""
-    _metadata_only_wheel(tmp_path, "needs-old-mcp", "1.0", requires="mcp<2")
-    _metadata_only_wheel(tmp_path, "mcp", "1.26.0")
+    metadata_only_wheel(tmp_path, "needs-old-mcp", "1.0", requires="mcp<2")
+    metadata_only_wheel(tmp_path, "mcp", "1.26.0")
     return tmp_path
 
 
@@ -106,10 +84,9 @@ def test_without_the_pin_pip_would_replace_our_mcp_which_is_why_the_venv_has_one
     assert (agents_python.parent.parent / "pip.conf").read_text().count("mcpkit-constraints.txt") == 1
 
 
-def test_the_stand_ins_pin_the_mcpkit_release_they_stand_for() -> None:
+def test_the_stand_ins_pin_the_mcpkit_release_they_stand_for(agents_python: Path) -> None:
     pyproject = (REPO / "pyproject.toml").read_text()
     version = next(line.split('"')[1] for line in pyproject.splitlines() if line.startswith("version = "))
+    assert version == MCPKIT_VERSION
     assert f"2.3.0+mcpkit.{version}" == STAND_IN_VERSION
-    for name in ("mcp", "mcp-types"):
-        text = (SHIM / name / "pyproject.toml").read_text()
-        assert f'dependencies = ["mcpkit=={version}"]' in text
+    assert which_mcp(agents_python)["requires_mcpkit"] == [f"mcpkit=={version}"]

@@ -1,10 +1,11 @@
 """Virtual environments for the libraries built on `mcp`, each with mcpkit installed first.
 
 One venv per library, outside the project's .venv (both would provide `mcp`), cached under
-`${MCPKIT_ECOSYSTEM_HOME:-~/.cache/mcpkit-ecosystem}`: built the way a user would (the venv, the
-pin, `pip install` of this checkout and its two stand-ins, then `pip install` of the library at a
-fixed version), and reused while its inputs are unchanged. The key covers the interpreter, the
-library pins, pyproject.toml and the stand-ins' metadata (not the checkout's path: CI's clone reuses
+`${MCPKIT_ECOSYSTEM_HOME:-~/.cache/mcpkit-ecosystem}`: built the way a user would (the venv,
+`pip install` of this checkout, `python -m mcp.stand_ins` for the two pinned stand-ins, then `pip
+install` of the library at a fixed version), and reused while its inputs are unchanged. The key
+covers the interpreter, the library pins, pyproject.toml and the stand-ins' generator
+(`mcp/stand_ins/wheels.py`; not the checkout's path: CI's clone reuses
 what a session built); a change to src/ alone reinstalls mcpkit (`--no-deps`, seconds) instead of
 rebuilding. A file lock keeps two builders apart. A failed build raises: these tests never skip.
 """
@@ -25,29 +26,34 @@ from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SHIM = REPO / "shim"
+STAND_INS_SOURCE = REPO / "src" / "mcp" / "stand_ins" / "wheels.py"
 HOME = Path(os.environ.get("MCPKIT_ECOSYSTEM_HOME", Path.home() / ".cache" / "mcpkit-ecosystem"))
 
 FASTMCP = "fastmcp==4.1.6"  # FastMCP 4.x: its client and server require mcp>=2.3,<3 and mcp-types>=2,<3
 AGENTS = "openai-agents==0.24.0"  # the OpenAI Agents SDK: requires mcp>=1.19,<3 (httpx2 on mcp 2.x)
+# pydantic-ai's MCP client (`pydantic_ai.mcp.MCPToolset`, on fastmcp-slim[client]); needs Python 3.11+
+PYDANTIC_AI = "pydantic-ai-slim[mcp]==2.68.0"
+HAS_PYDANTIC_AI = sys.version_info >= (3, 11)
 MCPKIT = "<mcpkit>"
-"""Stands for this checkout and its two stand-ins in an install step."""
+"""Stands for this checkout in an install step, followed by `python -m mcp.stand_ins`."""
 
 VENVS: dict[str, list[list[str]]] = {
     # mcpkit first, then the library, each in a venv of its own
     "fastmcp": [[MCPKIT], [FASTMCP]],
     "openai-agents": [[MCPKIT], [AGENTS]],
-    # mcpkit and both libraries in one `pip install`
-    "together": [[MCPKIT, FASTMCP, AGENTS]],
+    # mcpkit, then the libraries in one `pip install`
+    "together": [[MCPKIT], [FASTMCP, AGENTS, *([PYDANTIC_AI] if HAS_PYDANTIC_AI else [])]],
+    **({"pydantic-ai": [[MCPKIT], [PYDANTIC_AI]]} if HAS_PYDANTIC_AI else {}),
 }
 """Each venv's install steps, in order (one `pip install` each)."""
 
-_spec = importlib.util.spec_from_file_location("mcpkit_shim_pin", SHIM / "pin.py")
+_spec = importlib.util.spec_from_file_location("mcpkit_stand_in_wheels", STAND_INS_SOURCE)
 assert _spec is not None and _spec.loader is not None
-_pin = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_pin)
-pin = _pin.pin
-STAND_IN_VERSION: str = _pin.stand_in_version()
+_wheels = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_wheels)
+MCPKIT_VERSION = next(line.split('"')[1] for line in (REPO / "pyproject.toml").read_text().splitlines()
+                      if line.startswith("version = "))
+STAND_IN_VERSION: str = _wheels.stand_in_version(MCPKIT_VERSION)
 
 
 def clean_env() -> dict[str, str]:
@@ -83,7 +89,7 @@ def library_venv(name: str) -> Path:
     """The python of the cached venv `name` of `VENVS` (built or refreshed here)."""
     steps = VENVS[name]
     key = _digest(sys.version.encode(), repr(steps).encode(), (REPO / "pyproject.toml").read_bytes(),
-                  (SHIM / "mcp" / "pyproject.toml").read_bytes(), (SHIM / "mcp-types" / "pyproject.toml").read_bytes())
+                  STAND_INS_SOURCE.read_bytes())
     venv = HOME / f"{name}-{key}"
     HOME.mkdir(parents=True, exist_ok=True)
     with (HOME / f"{name}.lock").open("w") as lock:  # one builder at a time (checkouts share the cache)
@@ -104,12 +110,21 @@ def _build(name: str, steps: list[list[str]], venv: Path) -> Path:
     for old in HOME.glob(f"{name}-*"):  # earlier keys of this library: superseded
         shutil.rmtree(old, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=clean_env(), timeout=300)
-    pin(venv)
-    mcpkit = [str(REPO), str(SHIM / "mcp"), str(SHIM / "mcp-types")]
     for step in steps:
-        _pip(python, ["install", "--quiet", *(arg for req in step for arg in (mcpkit if req == MCPKIT else [req]))], log)
+        _pip(python, ["install", "--quiet", *(str(REPO) if req == MCPKIT else req for req in step)], log)
+        if MCPKIT in step:  # the stand-ins and their pin, as a user installs them
+            stand_ins(python, log)
     stamp.write_text(source)
     return python
+
+
+def stand_ins(python: Path, log: Path) -> None:
+    """`python -m mcp.stand_ins` in the venv (pip, as its pip.conf pin), logged; raises when it fails."""
+    done = run(python, "-m", "mcp.stand_ins", "--pip", timeout=300)
+    with log.open("a") as out:
+        out.write(f"$ python -m mcp.stand_ins --pip\n{done.stdout}{done.stderr}")
+    if done.returncode != 0:
+        raise RuntimeError(f"python -m mcp.stand_ins failed in {python.parent.parent}:\n{done.stdout}{done.stderr}")
 
 
 def run(python: Path, *args: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -109,6 +109,7 @@ LAYERS: dict[str, int] = {
     "mcp.server.tasks": L6,  # the tasks extension: its tools get the framework's Context
     # L7 integrations
     "mcp.cli": L7,
+    "mcp.stand_ins": L7,  # the `mcp`/`mcp-types` stand-in distributions (stdlib only: wheels, pins, installers)
     "mcp.server.auth": L7,
     "mcp.client.auth": L7,
     "mcp.shared.auth": L7,

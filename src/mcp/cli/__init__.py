@@ -1,6 +1,7 @@
 """The `mcp` command. `mcp run FILE[:OBJECT]` and `mcp version` need nothing beyond the SDK; the
 other commands (`dev`, `install`, `tools`, `resources`, `prompts`, `call`, `read`, `get-prompt`,
-`check`) need the `cli` extra (`pip install "mcpkit[cli]"`: click and rich).
+`check`) need the `cli` extra (`pip install "mcpkit[cli]"`: click and rich). `mcp stand-ins` (the `mcp`
+and `mcp-types` stand-ins for libraries built on `mcp`, `mcp.stand_ins`) needs nothing either.
 
 Errors a user can fix print as one line, `mcp: <what went wrong>`, on stderr with a non-zero exit;
 `--debug` (anywhere before a `--`) shows the traceback too.
@@ -85,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     args, command = _split_command(args)
     debug = "--debug" in args
     args = [arg for arg in args if arg != "--debug"]
+    if args and args[0] == "stand-ins":
+        from mcp.stand_ins import main as stand_ins
+
+        return stand_ins(args[1:], prog="mcp stand-ins")
     try:
         try:
             import click  # noqa: F401  # pyright: ignore[reportUnusedImport]

@@ -57,6 +57,16 @@ def run(file_spec: str, transport: str | None, host: str | None, port: int | Non
     run_server(file_spec, RunOptions(transport, host, port, path, stateless, json_response, reload))
 
 
+@app.command("stand-ins", add_help_option=False,
+             context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def stand_ins(ctx: click.Context) -> None:
+    """Install the `mcp` and `mcp-types` stand-ins (metadata only, pinned) for libraries built on mcp."""
+    from mcp.stand_ins import main as stand_ins_main
+
+    raise SystemExit(stand_ins_main(list(ctx.args), prog="mcp stand-ins"))
+
+
 _with_option = click.option("--with", "with_packages", multiple=True, metavar="PKG",
                             help="Extra package for the server's environment (repeatable).")
 _editable_option = click.option("-e", "--with-editable", type=click.Path(exists=True, file_okay=False, resolve_path=True,
