@@ -151,6 +151,9 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         self._tool_output_schemas: dict[str, Any] = {}
         """The `output_schema` of every tool the last listings named (None: the tool declares none)."""
         self._validators: dict[str, tuple[Any, Callable[[Any], str | None]]] = {}
+        self._x_mcp_header_maps: dict[str, dict[tuple[str, ...], str]] = {}
+        """tool name -> (argument path -> `Mcp-Param-*` suffix) seeded by a caller (the official
+        private; FastMCP's proxy writes it), mirrored by `call_tool`."""
         self.peer: Peer | DispatcherPeer
         if dispatcher is not None:
             if read_stream is not None or write_stream is not None:
