@@ -127,6 +127,8 @@ def pytest_run(python: Path, tree: Path, args: list[str], outcomes: Path) -> Non
     env = {
         **clean_env(),
         "MCPKIT_OUTCOMES": str(outcomes),
+        "PATH": f"{python.parent}{os.pathsep}{os.environ.get('PATH', '')}",  # as in an activated venv (the `fastmcp` CLI)
+        "VIRTUAL_ENV": str(python.parent.parent),
         "PYTHONPATH": str(HERE / "scripts"),
         "FASTMCP_CHECK_FOR_UPDATES": "off",
     }
