@@ -175,6 +175,13 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         """The official private name of `read_timeout_seconds` (FastMCP's tests read it)."""
         return self.read_timeout_seconds
 
+    @property
+    def _dispatcher(self) -> ConnectionEnd:
+        """What FastMCP's stdio transport reads of the official private `_dispatcher`: whether the
+        connection has ended (`_closed`), so a keep-alive transport reconnects to a server process
+        that exited instead of reusing its dead session."""
+        return ConnectionEnd(self.peer)
+
     # -- lifecycle ----------------------------------------------------------------------------
 
     async def __aenter__(self) -> Self:
@@ -196,3 +203,18 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         finally:
             if isinstance(self.peer, Peer):
                 self.peer.close_output()
+
+
+class ConnectionEnd:
+    """Whether a session's connection has ended (its input reached end of stream or it was
+    closed), read as the official dispatcher's `_closed`."""
+
+    __slots__ = ("_peer",)
+
+    def __init__(self, peer: Any) -> None:
+        self._peer = peer
+
+    @property
+    def _closed(self) -> bool:
+        closed = getattr(self._peer, "closed", None)
+        return isinstance(closed, anyio.Event) and closed.is_set()
