@@ -3,7 +3,7 @@
 
 Run from the repository root:
 
-    python3 bench/run.py [--quick] [--markdown FILE] [--json FILE] [--only ours,official,fastmcp]
+    python3 bench/run.py [--quick] [--markdown FILE] [--json FILE] [--only ours,official,fastmcp,fastmcp-ours]
 
 The driver uses the standard library only. It creates the peer virtualenvs under
 bench/.venvs/ when missing, then talks raw newline-delimited JSON-RPC to each
@@ -44,6 +44,9 @@ MODERN_PROTOCOL_VERSION = "2026-07-28"  # only the one HTTP group that measures 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 PEERS: dict[str, str] = {"official": "mcp==2.3.0", "fastmcp": "fastmcp==4.1.6"}
+COLUMNS = ("ours", "official", "fastmcp", "fastmcp-ours")
+"""`fastmcp`: FastMCP on the official SDK (its own dependency); `fastmcp-ours`: the same FastMCP
+installed after mcpkit and its `mcp`/`mcp-types` stand-ins (`python -m mcp.stand_ins`), so its `mcp` is ours."""
 
 
 def log(msg: str) -> None:
@@ -225,6 +228,36 @@ def ensure_venv(name: str, pip_args: Sequence[str], python: str, stamp_extra: st
     return vpython
 
 
+def ensure_fastmcp_on_ours(python: str) -> Path:
+    """bench/.venvs/fastmcp-ours: this checkout installed, its stand-ins pinned by
+    `python -m mcp.stand_ins`, then FastMCP, as a user installs FastMCP on mcpkit; mcpkit is
+    reinstalled when the source changes."""
+    venv = VENVS / "fastmcp-ours"
+    vpython = venv / "bin" / "python"
+    stamp = venv / ".bench-installed"
+    wanted = f"{PEERS['fastmcp']} on mcpkit @{source_digest()}"
+    if vpython.exists() and stamp.exists() and stamp.read_text().strip() == wanted:
+        return vpython
+    VENVS.mkdir(parents=True, exist_ok=True)
+    logfile = VENVS / "fastmcp-ours.log"
+    log(f"creating venv {venv}: {wanted} (log: {logfile})")
+    pip = [str(vpython), "-m", "pip", "install", "--disable-pip-version-check"]
+    with logfile.open("w") as fh:
+        if not vpython.exists():
+            subprocess.run([python, "-m", "venv", str(venv)], check=True, stdout=fh, stderr=subprocess.STDOUT)
+        res = subprocess.run([*pip, str(REPO)], stdout=fh, stderr=subprocess.STDOUT)
+        if res.returncode == 0:  # the stand-ins and their pin, from the installed mcpkit, as a user does
+            res = subprocess.run([str(vpython), "-m", "mcp.stand_ins", "--pip"], stdout=fh, stderr=subprocess.STDOUT)
+        if res.returncode == 0:
+            res = subprocess.run([*pip, PEERS["fastmcp"]], stdout=fh, stderr=subprocess.STDOUT)
+        if res.returncode == 0:  # same version number, new source: replace it
+            res = subprocess.run([*pip, "--force-reinstall", "--no-deps", str(REPO)], stdout=fh, stderr=subprocess.STDOUT)
+    if res.returncode != 0:
+        raise RuntimeError(f"pip install {wanted} failed (see {logfile})")
+    stamp.write_text(wanted + "\n")
+    return vpython
+
+
 def describe(python: Path, dists: Sequence[str]) -> str:
     """Python version and installed versions of `dists`, as seen by `python`."""
     code = (
@@ -244,7 +277,7 @@ def setup_impls(keys: Sequence[str], ours_python: str | None = None) -> list[Imp
     fastmcp_env = {"FASTMCP_SHOW_SERVER_BANNER": "false", "FASTMCP_CHECK_FOR_UPDATES": "off"}
     impls: list[Impl] = []
     for key in keys:
-        if key == "fastmcp":
+        if key in ("fastmcp", "fastmcp-ours"):
             impl = Impl(
                 key,
                 None,
@@ -270,6 +303,8 @@ def setup_impls(keys: Sequence[str], ours_python: str | None = None) -> list[Imp
                 # Installed like a user installs it (`pip install .`: no dev tools, no editable
                 # finder), like the peers; reinstalled whenever the source changes.
                 impl.python = ensure_venv("ours", [str(REPO)], python, stamp_extra=source_digest())
+            elif key == "fastmcp-ours":
+                impl.python = ensure_fastmcp_on_ours(python)
             else:
                 impl.python = ensure_venv(key, [PEERS[key]], python)
         except Exception as exc:
@@ -279,6 +314,7 @@ def setup_impls(keys: Sequence[str], ours_python: str | None = None) -> list[Imp
                 "ours": ["mcpkit", "pydantic", "uvicorn", "httptools"],
                 "official": ["mcp", "pydantic", "uvicorn", "httptools"],
                 "fastmcp": ["fastmcp", "mcp", "pydantic", "uvicorn", "httptools"],
+                "fastmcp-ours": ["fastmcp", "mcpkit", "mcp", "pydantic", "uvicorn", "httptools"],
             }
             impl.info = describe(impl.python, dists[key])
         impls.append(impl)
@@ -1654,6 +1690,9 @@ def build_table(
     peers = [k for k in ("official", "fastmcp") if k in keys]
     if "ours" in keys:
         header += [f"ours vs {p}" for p in peers]
+    fastmcp_pair = "fastmcp" in keys and "fastmcp-ours" in keys
+    if fastmcp_pair:
+        header.append("fastmcp-ours vs fastmcp")
     body: list[list[str]] = []
     for group in all_groups:
         for row in group.rows:
@@ -1666,6 +1705,8 @@ def build_table(
                 cells.append("—" if not applies[k] else fmt_value(v) if v is not None else "FAIL")
             if "ours" in keys:
                 cells += [ratio(row, vals["ours"], vals[p]) if applies[p] else "—" for p in peers]
+            if fastmcp_pair:
+                cells.append(ratio(row, vals["fastmcp-ours"], vals["fastmcp"]) if applies["fastmcp"] else "—")
             body.append(cells)
     return header, body
 
@@ -1723,7 +1764,8 @@ def footer(
         f"{os.cpu_count()} CPUs, {platform.platform()}; 1-min load average {load[0]:.2f} before, "
         f"{load[1]:.2f} after (other work on the machine skews the numbers).",
         "Ratios: how many times better ours is than the peer (>1 = ours faster / cheaper; "
-        "peer/ours for times and CPU, ours/peer for calls/s).",
+        "peer/ours for times and CPU, ours/peer for calls/s); `fastmcp-ours vs fastmcp`: the same FastMCP "
+        "server on mcpkit against on the official SDK.",
         "Columns:",
     ]
     for impl in impls:
@@ -1756,7 +1798,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="far fewer repetitions/calls (about a minute)")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as markdown to FILE")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON to FILE (raw values)")
-    parser.add_argument("--only", default="ours,official,fastmcp", help="comma-separated columns to run")
+    parser.add_argument("--only", default=",".join(COLUMNS), help=f"comma-separated columns to run ({', '.join(COLUMNS)})")
     parser.add_argument("--groups", default="", help="comma-separated group names to run (default: all)")
     parser.add_argument(
         "--ours-python", metavar="PATH", help="interpreter for the ours column (default: bench/.venvs/ours, `pip install .` of this checkout)"
@@ -1765,7 +1807,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cfg = Config.quick() if args.quick else Config.full()
     keys = [k.strip() for k in args.only.split(",") if k.strip()]
-    unknown = set(keys) - {"ours", "official", "fastmcp"}
+    unknown = set(keys) - set(COLUMNS)
     if unknown:
         parser.error(f"unknown column(s): {', '.join(sorted(unknown))}")
     t0 = time.perf_counter()

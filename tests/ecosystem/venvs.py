@@ -85,9 +85,11 @@ def _pip(python: Path, args: list[str], log: Path) -> None:
         raise RuntimeError(f"pip {' '.join(args)} failed in {python.parent.parent} (log {log}):\n{tail}")
 
 
-def library_venv(name: str) -> Path:
-    """The python of the cached venv `name` of `VENVS` (built or refreshed here)."""
-    steps = VENVS[name]
+def library_venv(name: str, steps: list[list[str]] | None = None) -> Path:
+    """The python of the cached venv `name` of `VENVS` (or one with the given install `steps`),
+    built or refreshed here. Steps without `MCPKIT` build a venv of the official SDK: no pin, and
+    no mcpkit to refresh."""
+    steps = VENVS[name] if steps is None else steps
     key = _digest(sys.version.encode(), repr(steps).encode(), (REPO / "pyproject.toml").read_bytes(),
                   STAND_INS_SOURCE.read_bytes())
     venv = HOME / f"{name}-{key}"
@@ -101,13 +103,14 @@ def _build(name: str, steps: list[list[str]], venv: Path) -> Path:
     python = venv / "bin" / "python"
     stamp = venv / ".mcpkit-source"
     log = venv / "build.log"
-    source = source_digest()
+    ours = any(MCPKIT in step for step in steps)
+    source = source_digest() if ours else "official"
     if python.exists() and stamp.exists():
         if stamp.read_text() != source:  # same dependencies, new source: replace mcpkit alone
             _pip(python, ["install", "--quiet", "--no-deps", "--force-reinstall", str(REPO)], log)
             stamp.write_text(source)
         return python
-    for old in HOME.glob(f"{name}-*"):  # earlier keys of this library: superseded
+    for old in HOME.glob(f"{name}-" + "[0-9a-f]" * 16):  # earlier keys of this venv (not of a longer name): superseded
         shutil.rmtree(old, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=clean_env(), timeout=300)
     for step in steps:

@@ -34,6 +34,7 @@ class ClientOutgoing(ClientHandshake):
     _on_silence_clock: set[Any]
     _progress_tokens: Iterator[int]
     _tool_output_schemas: dict[str, Any]
+    _x_mcp_header_maps: dict[str, dict[tuple[str, ...], str]]
     _validators: dict[str, tuple[Any, Callable[[Any], str | None]]]
 
     # -- requests -----------------------------------------------------------------------------
@@ -167,13 +168,28 @@ class ClientOutgoing(ClientHandshake):
         if arguments is not None:
             params["arguments"] = arguments
         result = await self._round("tools/call", params, "CallToolResult", meta, input_responses, request_state,
-                                   allow_input_required, timeout=read_timeout_seconds,
+                                   allow_input_required, metadata=self._seeded_param_headers(name, arguments),
+                                   timeout=read_timeout_seconds,
                                    progress_callback=progress_callback, allow_claimed=allow_claimed,
                                    reset_timeout_on_progress=reset_timeout_on_progress,
                                    max_total_timeout=max_total_timeout)
         if isinstance(result, model_types().CallToolResult) and not result.is_error:
             await self.validate_tool_result(name, result)
         return result
+
+    def _seeded_param_headers(self, name: str, arguments: dict[str, Any] | None) -> Any:
+        """The `Mcp-Param-*` headers of a `tools/call` whose header map a caller seeded in
+        `_x_mcp_header_maps` (the official private a proxy fills from a backend tool's schema before
+        calling a tool it never listed), as the request's metadata; None when nothing is seeded.
+        The Streamable HTTP transport adds the headers of the tools it saw listed itself."""
+        header_map = self._x_mcp_header_maps.get(name)
+        if not header_map or not arguments:
+            return None
+        from mcp.shared.inbound import mcp_param_headers
+        from mcp.shared.message import ClientMessageMetadata
+
+        headers = mcp_param_headers(header_map, arguments)
+        return ClientMessageMetadata(headers=headers) if headers else None
 
     async def validate_tool_result(self, name: str, result: Any) -> None:
         """Check a `CallToolResult` against the tool's declared output schema (listing the tools
@@ -243,7 +259,7 @@ class ClientOutgoing(ClientHandshake):
                      input_responses: dict[str, Any] | None, request_state: str | None, allow_input_required: bool,
                      *, timeout: float | None = None, progress_callback: ProgressCallback | None = None,
                      allow_claimed: bool = False, reset_timeout_on_progress: bool = False,
-                     max_total_timeout: float | None = None) -> Any:
+                     max_total_timeout: float | None = None, metadata: Any = None) -> Any:
         if meta:
             params["_meta"] = dict(meta)
         if input_responses is not None:
@@ -251,7 +267,7 @@ class ClientOutgoing(ClientHandshake):
         if request_state is not None:
             params["requestState"] = request_state
         raw = await self.send_request_raw(method, params, timeout=timeout, progress_callback=progress_callback,
-                                          reset_timeout_on_progress=reset_timeout_on_progress,
+                                          metadata=metadata, reset_timeout_on_progress=reset_timeout_on_progress,
                                           max_total_timeout=max_total_timeout)
         t = model_types()
         result_type = raw.get("resultType")

@@ -151,6 +151,9 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         self._tool_output_schemas: dict[str, Any] = {}
         """The `output_schema` of every tool the last listings named (None: the tool declares none)."""
         self._validators: dict[str, tuple[Any, Callable[[Any], str | None]]] = {}
+        self._x_mcp_header_maps: dict[str, dict[tuple[str, ...], str]] = {}
+        """tool name -> (argument path -> `Mcp-Param-*` suffix) seeded by a caller (the official
+        private; FastMCP's proxy writes it), mirrored by `call_tool`."""
         self.peer: Peer | DispatcherPeer
         if dispatcher is not None:
             if read_stream is not None or write_stream is not None:
@@ -171,6 +174,13 @@ class ClientSession(ClientIncoming, ClientOutgoing):
     def _session_read_timeout_seconds(self) -> float | None:
         """The official private name of `read_timeout_seconds` (FastMCP's tests read it)."""
         return self.read_timeout_seconds
+
+    @property
+    def _dispatcher(self) -> ConnectionEnd:
+        """What FastMCP's stdio transport reads of the official private `_dispatcher`: whether the
+        connection has ended (`_closed`), so a keep-alive transport reconnects to a server process
+        that exited instead of reusing its dead session."""
+        return ConnectionEnd(self.peer)
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -193,3 +203,18 @@ class ClientSession(ClientIncoming, ClientOutgoing):
         finally:
             if isinstance(self.peer, Peer):
                 self.peer.close_output()
+
+
+class ConnectionEnd:
+    """Whether a session's connection has ended (its input reached end of stream or it was
+    closed), read as the official dispatcher's `_closed`."""
+
+    __slots__ = ("_peer",)
+
+    def __init__(self, peer: Any) -> None:
+        self._peer = peer
+
+    @property
+    def _closed(self) -> bool:
+        closed = getattr(self._peer, "closed", None)
+        return isinstance(closed, anyio.Event) and closed.is_set()

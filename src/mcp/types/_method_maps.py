@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from functools import cache
 from types import MappingProxyType, UnionType
-from typing import Any, Final, TypeGuard, TypeVar, cast
+from typing import Any, Final, TypeGuard, TypeVar, cast, get_args
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 import mcp.types as types
 from mcp.types.methods import Kind, MethodInfo, Sender, core_methods
@@ -296,9 +296,30 @@ def serialize_server_result(
     `surface`, `pydantic.ValidationError` when the result does not fit.
     """
     _known(version)
-    adapter = _adapter(surface[(method, version)])
+    row = surface[(method, version)]
+    _require_envelope(row, version, data)
+    adapter = _adapter(row)
     value = adapter.validate_python(data, by_name=False)
     return adapter.dump_python(value, by_alias=True, mode="json", exclude_none=True)
+
+
+_ENVELOPE: Final = (("result_type", "resultType"), ("ttl_ms", "ttlMs"), ("cache_scope", "cacheScope"))
+"""The 2026-07-28 result envelope: the SDK's models default these fields, the schema requires them."""
+
+
+def _require_envelope(row: SurfaceRow, version: str, data: Mapping[str, Any]) -> None:
+    """On a stateless-era `version`, a result must carry every envelope field its row's models
+    have (as the schema, and the official per-version models, require): a `ValidationError`
+    naming the missing ones otherwise. A `server/discover` answer without them is no evidence of
+    a 2026-07-28 server."""
+    if version not in MODERN_PROTOCOL_VERSIONS or not isinstance(data, Mapping):
+        return
+    models = cast("tuple[type[BaseModel], ...]", get_args(row) or (row,))
+    missing = [wire for field, wire in _ENVELOPE
+               if wire not in data and all(field in model.model_fields for model in models)]
+    if missing:
+        raise ValidationError.from_exception_data(
+            models[0].__name__, [{"type": "missing", "loc": (wire,), "input": data} for wire in missing])
 
 
 def validate_server_result(

@@ -1,6 +1,7 @@
 """The session table is bounded: idle sessions are evicted after `session_idle_timeout`, and it never
 holds more than `max_sessions` (least recently used idle sessions go first; 503 when every session
-is busy). There is no background task: evictions happen as requests arrive."""
+is busy). Requests sweep as they arrive, and while the app's lifespan runs a sweep every quarter of
+the timeout ends idle sessions when no request comes (FastMCP watches `_server_instances` empty)."""
 
 import anyio
 import pytest
@@ -43,6 +44,23 @@ async def test_an_idle_session_is_evicted_while_other_sessions_keep_the_server_b
             assert mcp.session_manager.session_count == 1
             assert await echo(client, idle) == 404
             assert await echo(client, active) == 200
+
+
+async def test_an_idle_session_ends_on_time_with_no_request_to_sweep_it(wire: str) -> None:
+    mcp = build_server()
+    with anyio.fail_after(20):
+        async with connect(wire, mcp.streamable_http_app(session_idle_timeout=IDLE)) as client:
+            idle = await open_session(client)
+            assert idle in mcp.session_manager._server_instances
+            await anyio.sleep(3 * IDLE)
+            assert mcp.session_manager._server_instances == {}
+            assert await echo(client, idle) == 404
+
+
+def test_a_session_idle_timeout_of_none_stays_none_as_officially() -> None:
+    mcp = build_server()
+    mcp.streamable_http_app(session_idle_timeout=None)
+    assert mcp.session_manager.session_idle_timeout is None
 
 
 async def test_a_session_with_an_open_get_stream_is_not_evicted(wire: str) -> None:
@@ -128,10 +146,7 @@ async def test_a_session_whose_client_vanished_mid_call_is_evicted_and_its_call_
                     SSEStream(post) as stream:
                 await stream.next_event()  # the priming event
                 await probe.started.wait()
-            await anyio.sleep(2 * IDLE)
-            assert not probe.cancelled.is_set()  # nobody has swept yet
-            await open_session(client)
-            await probe.cancelled.wait()
+            await probe.cancelled.wait()  # the lifespan's sweep, with no request to trigger it
             assert session_id not in mcp.session_manager._sessions
 
 

@@ -79,7 +79,7 @@ class ResponseReader(HeaderState):
                     if request_id is not None and not state.answered:
                         state.answered = True  # failed, not to be resumed
                         await self._fail(request_id, CONNECTION_CLOSED,
-                                         f"SSE stream failed: an event exceeds {limit} bytes")
+                                         f"SSE stream failed: Server-sent event exceeded the {limit} byte limit.")
                     await cast("AsyncGenerator[bytes]", chunks).aclose()
                     return
                 for event in events:

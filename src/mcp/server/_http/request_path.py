@@ -27,7 +27,6 @@ worker (`mcp.server._http.shared_sessions`).
 
 from __future__ import annotations
 
-import math
 import secrets
 import sys
 import time
@@ -123,7 +122,8 @@ class StreamableHTTPSessionManager:
         self.retry_interval = retry_interval
         self.max_request_body_size = max_request_body_size
         self.security_settings = security_settings
-        self.session_idle_timeout = math.inf if session_idle_timeout is None else session_idle_timeout
+        self.session_idle_timeout = session_idle_timeout
+        """Seconds a session may stay idle; None (never expire) stays None, as officially."""
         self.max_sessions = sys.maxsize if max_sessions is None else max_sessions
         self.sessions_per_client = SessionsPerClient(max_sessions_per_client, trusted_proxies)
         self._lifespan_stack: AsyncExitStack | None = None
@@ -162,10 +162,13 @@ class StreamableHTTPSessionManager:
     async def run(self) -> AsyncIterator[None]:
         """Enter the server's lifespan for the life of the app (the app's lifespan does this)."""
         await self._ensure_lifespan()
-        try:
-            yield
-        finally:
-            await self.close()
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._sessions.expire_idle)
+            try:
+                yield
+            finally:
+                tasks.cancel_scope.cancel()
+                await self.close()
 
     async def _ensure_lifespan(self) -> Any:
         """The server lifespan's context, entered on first use when the host did not run the

@@ -200,6 +200,16 @@ class SessionTable:
             if session.last_active < deadline and not session.busy:
                 self.terminate(session, ended=not self.replicas)
 
+    async def expire_idle(self) -> None:
+        """Sweep every quarter of `idle_timeout` (at most every minute), so an idle session ends on
+        time even when no request comes to sweep it (as officially, where a session's own timer
+        ends it); runs until cancelled, or returns at once when sessions never expire."""
+        if math.isinf(self.idle_timeout):
+            return
+        while True:
+            await anyio.sleep(self._sweep_interval)
+            self.sweep()
+
     def evict_one(self) -> bool:
         """Evict the least recently used idle session; False when every session is busy."""
         for session in self._by_id.values():  # least recently used first
