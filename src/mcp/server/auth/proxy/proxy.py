@@ -107,6 +107,7 @@ class OAuthProxy:
         self.required_scopes = list(required_scopes) if required_scopes is not None else None
         self.store: ProxyStore = store if store is not None else InMemoryProxyStore()
         self.token_sources = list(token_sources)
+        self.bind_resource(self.resource_url)  # sources checking audiences accept our resource by default
         self.documents = (
             ClientMetadataDocuments(self.store, fetcher=metadata_document_fetcher, default_scopes=self.scopes)
             if allow_metadata_documents
