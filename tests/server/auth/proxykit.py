@@ -50,14 +50,16 @@ class UserAgent:
     """The user's browser: follows redirects from the authorization URL, approves (or denies) on
     the consent page, and stops at the client's redirect URI, recording its query."""
 
-    def __init__(self, action: str = "approve", redirect_prefix: str = REDIRECT) -> None:
+    def __init__(self, action: str = "approve", redirect_prefix: str = REDIRECT,
+                 limits: httpx.Limits | None = None) -> None:
         self.action = action
+        self.limits = limits or httpx.Limits()
         self.redirect_prefix = redirect_prefix
         self.result: dict[str, str] = {}
         self.pages: list[httpx.Response] = []
 
     async def visit(self, url: str) -> dict[str, str]:
-        async with httpx.AsyncClient(follow_redirects=False, timeout=10) as http:
+        async with httpx.AsyncClient(follow_redirects=False, timeout=20, limits=self.limits) as http:
             response = await http.get(url)
             for _ in range(10):
                 if response.status_code in (302, 303, 307):
