@@ -17,13 +17,28 @@ port, redis_url, prefix, worker = sys.argv[1:5]
 public, idp = os.environ["PROXY_TEST_PUBLIC_URL"], os.environ["PROXY_TEST_IDP_URL"]
 
 upstream = UpstreamProvider(
-    name="GitHub", client_id="proxy-client-id", client_secret="proxy-client-secret-do-not-leak",
-    authorization_endpoint=f"{idp}/login/oauth/authorize", token_endpoint=f"{idp}/login/oauth/access_token",
-    userinfo_endpoint=f"{idp}/user", identity="github", subject_claim="id")
-proxy = OAuthProxy(upstream=upstream, base_url=public, secret="replicas-share-this-secret-0123456789",
-                   scopes=["notes"], store=RedisProxyStore(redis_url, prefix=prefix))
-mcp = MCPServer("proxied", auth_server_provider=proxy, auth=proxy.auth_settings(),
-                state=RedisState.from_url(redis_url, prefix=prefix))
+    name="GitHub",
+    client_id="proxy-client-id",
+    client_secret="proxy-client-secret-do-not-leak",
+    authorization_endpoint=f"{idp}/login/oauth/authorize",
+    token_endpoint=f"{idp}/login/oauth/access_token",
+    userinfo_endpoint=f"{idp}/user",
+    identity="github",
+    subject_claim="id",
+)
+proxy = OAuthProxy(
+    upstream=upstream,
+    base_url=public,
+    secret="replicas-share-this-secret-0123456789",
+    scopes=["notes"],
+    store=RedisProxyStore(redis_url, prefix=prefix),
+)
+mcp = MCPServer(
+    "proxied",
+    auth_server_provider=proxy,
+    auth=proxy.auth_settings(),
+    state=RedisState.from_url(redis_url, prefix=prefix),
+)
 
 
 @mcp.tool()

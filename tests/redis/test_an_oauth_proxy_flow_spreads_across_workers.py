@@ -18,14 +18,14 @@ from redis_server import RedisServer
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "auth"))
 
-from fake_idp import FakeIdP  # noqa: E402
-from jwtkit import serve  # noqa: E402
-from proxykit import REDIRECT, Storage, UserAgent  # noqa: E402
+from fake_idp import FakeIdP
+from jwtkit import serve
+from proxykit import REDIRECT, Storage, UserAgent
 
-from mcp import Client  # noqa: E402
-from mcp.client.auth import OAuthClientProvider  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from mcp.shared.auth import OAuthClientMetadata  # noqa: E402
+from mcp import Client
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import OAuthClientMetadata
 
 pytestmark = pytest.mark.anyio
 
@@ -41,8 +41,8 @@ def idp() -> Iterator[FakeIdP]:
 
 
 async def test_a_sign_in_and_its_session_complete_while_every_request_hops_workers(
-        redis_server: RedisServer, idp: FakeIdP, prefix: str, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    redis_server: RedisServer, idp: FakeIdP, prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cluster = Replicas(3, redis_server.url, prefix, tmp_path, script="oauth_proxy_replica.py")
     async with RoundRobinProxy(cluster.ports) as balancer:
         public = f"http://127.0.0.1:{balancer.port}"
@@ -55,7 +55,10 @@ async def test_a_sign_in_and_its_session_complete_while_every_request_hops_worke
             provider = OAuthClientProvider(
                 server_url=f"{public}/mcp",
                 client_metadata=OAuthClientMetadata(client_name="CLI", redirect_uris=[AnyUrl(REDIRECT)]),
-                storage=storage, redirect_handler=agent.redirect, callback_handler=agent.callback)
+                storage=storage,
+                redirect_handler=agent.redirect,
+                callback_handler=agent.callback,
+            )
             async with (
                 httpx.AsyncClient(auth=provider, timeout=20, limits=NO_KEEPALIVE) as http,
                 Client(streamable_http_client(f"{public}/mcp", http_client=http)) as client,

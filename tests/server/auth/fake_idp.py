@@ -44,27 +44,46 @@ class FakeIdP:
         self.access_tokens: dict[str, str] = {}
         self.refresh_tokens: dict[str, str] = {}
         self.requests: list[str] = []
-        self.user = {"sub": "user-42", "id": 583231, "login": "octocat", "name": "Mona Lisa",
-                     "email": "mona@example.com"}
+        self.user = {
+            "sub": "user-42",
+            "id": 583231,
+            "login": "octocat",
+            "name": "Mona Lisa",
+            "email": "mona@example.com",
+        }
         if kind == "github":
-            routes = [Route("/login/oauth/authorize", self.authorize),
-                      Route("/login/oauth/access_token", self.token, methods=["POST"]),
-                      Route("/user", self.userinfo)]
+            routes = [
+                Route("/login/oauth/authorize", self.authorize),
+                Route("/login/oauth/access_token", self.token, methods=["POST"]),
+                Route("/user", self.userinfo),
+            ]
         else:
-            routes = [Route("/.well-known/openid-configuration", self.discovery), Route("/authorize", self.authorize),
-                      Route("/token", self.token, methods=["POST"]), Route("/jwks", self.jwks),
-                      Route("/userinfo", self.userinfo)]
+            routes = [
+                Route("/.well-known/openid-configuration", self.discovery),
+                Route("/authorize", self.authorize),
+                Route("/token", self.token, methods=["POST"]),
+                Route("/jwks", self.jwks),
+                Route("/userinfo", self.userinfo),
+            ]
         self.app = Starlette(routes=routes)
 
     async def discovery(self, request: Request) -> Response:
         self.requests.append("discovery")
         b = self.base
-        return JSONResponse({
-            "issuer": b, "authorization_endpoint": f"{b}/authorize", "token_endpoint": f"{b}/token",
-            "userinfo_endpoint": f"{b}/userinfo", "jwks_uri": f"{b}/jwks", "response_types_supported": ["code"],
-            "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"]})
+        return JSONResponse(
+            {
+                "issuer": b,
+                "authorization_endpoint": f"{b}/authorize",
+                "token_endpoint": f"{b}/token",
+                "userinfo_endpoint": f"{b}/userinfo",
+                "jwks_uri": f"{b}/jwks",
+                "response_types_supported": ["code"],
+                "subject_types_supported": ["public"],
+                "id_token_signing_alg_values_supported": ["RS256"],
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            }
+        )
 
     async def jwks(self, request: Request) -> Response:
         return JSONResponse({"keys": [self.key.jwk]})
@@ -75,10 +94,16 @@ class FakeIdP:
         if q.get("client_id") != CLIENT_ID:
             return PlainTextResponse("unknown client", status_code=400)
         if self.mode == "deny":
-            return RedirectResponse(f"{q['redirect_uri']}?{urlencode({'error': 'access_denied', 'state': q['state']})}")
+            return RedirectResponse(
+                f"{q['redirect_uri']}?{urlencode({'error': 'access_denied', 'state': q['state']})}"
+            )
         code = secrets.token_urlsafe(16)
-        self.codes[code] = {"redirect_uri": q.get("redirect_uri"), "challenge": q.get("code_challenge"),
-                            "nonce": q.get("nonce"), "scope": q.get("scope")}
+        self.codes[code] = {
+            "redirect_uri": q.get("redirect_uri"),
+            "challenge": q.get("code_challenge"),
+            "nonce": q.get("nonce"),
+            "scope": q.get("scope"),
+        }
         return RedirectResponse(f"{q['redirect_uri']}?{urlencode({'code': code, 'state': q['state']})}")
 
     def _answer(self, request: Request, body: dict[str, Any], status: int = 200) -> Response:
@@ -100,8 +125,14 @@ class FakeIdP:
         if self.mode == "slow":
             await anyio.sleep(5)
         if self.mode == "token_error":
-            return self._answer(request, {"error": "bad_verification_code",
-                                          "error_description": "The code passed is incorrect or expired."}, 400)
+            return self._answer(
+                request,
+                {
+                    "error": "bad_verification_code",
+                    "error_description": "The code passed is incorrect or expired.",
+                },
+                400,
+            )
         if form.get("grant_type") == "refresh_token":
             user = self.refresh_tokens.pop(str(form.get("refresh_token")), None)
             if user is None:
@@ -124,12 +155,24 @@ class FakeIdP:
             refresh = "idp_rt_" + secrets.token_urlsafe(20)
             self.refresh_tokens[refresh] = "user"
             now = int(time.time())
-            claims = {"iss": self.base, "aud": CLIENT_ID, "sub": self.user["sub"], "email": self.user["email"],
-                      "name": self.user["name"], "iat": now, "exp": now + 300}
+            claims = {
+                "iss": self.base,
+                "aud": CLIENT_ID,
+                "sub": self.user["sub"],
+                "email": self.user["email"],
+                "name": self.user["name"],
+                "iat": now,
+                "exp": now + 300,
+            }
             if nonce is not None:
                 claims["nonce"] = nonce
-            body.update(refresh_token=refresh, expires_in=3600, id_token=jwt.encode(
-                claims, self.key.private_key, algorithm="RS256", headers={"kid": self.key.kid}))
+            body.update(
+                refresh_token=refresh,
+                expires_in=3600,
+                id_token=jwt.encode(
+                    claims, self.key.private_key, algorithm="RS256", headers={"kid": self.key.kid}
+                ),
+            )
         return body
 
     async def userinfo(self, request: Request) -> Response:

@@ -50,8 +50,9 @@ class UserAgent:
     """The user's browser: follows redirects from the authorization URL, approves (or denies) on
     the consent page, and stops at the client's redirect URI, recording its query."""
 
-    def __init__(self, action: str = "approve", redirect_prefix: str = REDIRECT,
-                 limits: httpx.Limits | None = None) -> None:
+    def __init__(
+        self, action: str = "approve", redirect_prefix: str = REDIRECT, limits: httpx.Limits | None = None
+    ) -> None:
         self.action = action
         self.limits = limits or httpx.Limits()
         self.redirect_prefix = redirect_prefix
@@ -95,9 +96,14 @@ def notes_server(proxy: OAuthProxy) -> MCPServer:
         token = get_access_token()
         assert token is not None
         claims = token.claims or {}
-        return {"subject": token.subject, "client_id": token.client_id, "scopes": token.scopes,
-                "source": claims.get("token_source"), "login": claims.get("upstream_claims", {}).get("login"),
-                "email": claims.get("upstream_claims", {}).get("email")}
+        return {
+            "subject": token.subject,
+            "client_id": token.client_id,
+            "scopes": token.scopes,
+            "source": claims.get("token_source"),
+            "login": claims.get("upstream_claims", {}).get("login"),
+            "email": claims.get("upstream_claims", {}).get("email"),
+        }
 
     return mcp
 
@@ -106,14 +112,28 @@ def make_proxy(idp: FakeIdP, base: str, **options: Any) -> OAuthProxy:
     options.setdefault("scopes", ["notes"])
     if idp.kind == "github":
         upstream = UpstreamProvider(
-            name="GitHub", client_id=CLIENT_ID, client_secret=CLIENT_SECRET,
+            name="GitHub",
+            client_id=CLIENT_ID,
+            client_secret=CLIENT_SECRET,
             authorization_endpoint=f"{idp.base}/login/oauth/authorize",
-            token_endpoint=f"{idp.base}/login/oauth/access_token", userinfo_endpoint=f"{idp.base}/user",
-            scopes=["read:user"], identity="github", subject_claim="id", timeout=options.pop("timeout", 10.0))
+            token_endpoint=f"{idp.base}/login/oauth/access_token",
+            userinfo_endpoint=f"{idp.base}/user",
+            scopes=["read:user"],
+            identity="github",
+            subject_claim="id",
+            timeout=options.pop("timeout", 10.0),
+        )
         return OAuthProxy(upstream=upstream, base_url=base, secret=SECRET, **options)
-    return OIDCProxy(discovery_url=f"{idp.base}/.well-known/openid-configuration", client_id=CLIENT_ID,
-                     client_secret=CLIENT_SECRET, base_url=base, secret=SECRET, provider_name="FakeOIDC",
-                     timeout=options.pop("timeout", 10.0), **options)
+    return OIDCProxy(
+        discovery_url=f"{idp.base}/.well-known/openid-configuration",
+        client_id=CLIENT_ID,
+        client_secret=CLIENT_SECRET,
+        base_url=base,
+        secret=SECRET,
+        provider_name="FakeOIDC",
+        timeout=options.pop("timeout", 10.0),
+        **options,
+    )
 
 
 @contextmanager

@@ -44,15 +44,29 @@ class Flow:
         self.verifier, self.challenge = pkce()
 
     async def register(self) -> None:
-        response = await self.http.post(f"{self.base}/register", json={
-            "client_name": "<b>Evil</b> & Co", "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"})
+        response = await self.http.post(
+            f"{self.base}/register",
+            json={
+                "client_name": "<b>Evil</b> & Co",
+                "redirect_uris": [REDIRECT],
+                "token_endpoint_auth_method": "none",
+            },
+        )
         assert response.status_code == 201, response.text
         self.client = response.json()
 
     def authorize_url(self, **overrides: str) -> str:
-        params = {"response_type": "code", "client_id": self.client["client_id"], "redirect_uri": REDIRECT,
-                  "code_challenge": self.challenge, "code_challenge_method": "S256", "state": "client-state",
-                  "resource": f"{self.base}/mcp", "scope": "notes", **overrides}
+        params = {
+            "response_type": "code",
+            "client_id": self.client["client_id"],
+            "redirect_uri": REDIRECT,
+            "code_challenge": self.challenge,
+            "code_challenge_method": "S256",
+            "state": "client-state",
+            "resource": f"{self.base}/mcp",
+            "scope": "notes",
+            **overrides,
+        }
         return f"{self.base}/authorize?{urlencode(params)}"
 
     async def code(self, agent: UserAgent | None = None) -> str:
@@ -61,11 +75,17 @@ class Flow:
         return result["code"]
 
     async def token(self, **form: str) -> httpx.Response:
-        return await self.http.post(f"{self.base}/token", data={"client_id": self.client["client_id"], **form})
+        return await self.http.post(
+            f"{self.base}/token", data={"client_id": self.client["client_id"], **form}
+        )
 
     async def exchange(self, code: str, verifier: str | None = None) -> httpx.Response:
-        return await self.token(grant_type="authorization_code", code=code, redirect_uri=REDIRECT,
-                                code_verifier=verifier or self.verifier)
+        return await self.token(
+            grant_type="authorization_code",
+            code=code,
+            redirect_uri=REDIRECT,
+            code_verifier=verifier or self.verifier,
+        )
 
 
 @pytest.fixture
@@ -78,10 +98,20 @@ async def github() -> AsyncIterator[tuple[Any, OAuthProxy, Flow]]:
 
 
 async def call_mcp(flow: Flow, token: str) -> int:
-    response = await flow.http.post(f"{flow.base}/mcp", headers={
-        "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"},
-        json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    response = await flow.http.post(
+        f"{flow.base}/mcp",
+        headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"},
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+    )
     return response.status_code
 
 
@@ -89,7 +119,10 @@ async def test_a_redirect_uri_that_was_not_registered_is_refused_without_redirec
     _, _, flow = github
     response = await flow.http.get(flow.authorize_url(redirect_uri="https://attacker.example/cb"))
     assert response.status_code == 400
-    assert response.json()["error"] == "invalid_request" and "not registered" in response.json()["error_description"]
+    assert (
+        response.json()["error"] == "invalid_request"
+        and "not registered" in response.json()["error_description"]
+    )
 
 
 async def test_a_foreign_resource_is_refused_as_invalid_target(github: Any) -> None:
@@ -97,10 +130,16 @@ async def test_a_foreign_resource_is_refused_as_invalid_target(github: Any) -> N
     response = await flow.http.get(flow.authorize_url(resource="https://other.example/mcp"))
     assert response.status_code == 302
     location = response.headers["location"]
-    assert location.startswith(REDIRECT) and "error=invalid_target" in location and "state=client-state" in location
+    assert (
+        location.startswith(REDIRECT)
+        and "error=invalid_target" in location
+        and "state=client-state" in location
+    )
 
 
-async def test_a_wrong_pkce_verifier_is_refused_and_the_code_still_works_with_the_right_one(github: Any) -> None:
+async def test_a_wrong_pkce_verifier_is_refused_and_the_code_still_works_with_the_right_one(
+    github: Any,
+) -> None:
     _, _, flow = github
     code = await flow.code()
     wrong = await flow.exchange(code, verifier=secrets.token_urlsafe(48))
@@ -135,17 +174,21 @@ async def test_refresh_tokens_rotate_and_a_used_one_is_refused(github: Any) -> N
 async def test_a_revoked_token_no_longer_passes(github: Any) -> None:
     _, _, flow = github
     tokens = (await flow.exchange(await flow.code())).json()
-    response = await flow.http.post(f"{flow.base}/revoke", data={
-        "client_id": flow.client["client_id"], "client_secret": "", "token": tokens["access_token"]})
+    response = await flow.http.post(
+        f"{flow.base}/revoke",
+        data={"client_id": flow.client["client_id"], "client_secret": "", "token": tokens["access_token"]},
+    )
     assert response.status_code == 200
     assert await call_mcp(flow, tokens["access_token"]) == 401
 
 
 async def test_a_replayed_provider_callback_state_gets_an_error_page(github: Any) -> None:
-    idp, proxy, flow = github
+    _, _, flow = github
     async with httpx.AsyncClient(follow_redirects=False) as browser:
         page = await browser.get(flow.authorize_url(), follow_redirects=True)
-        approved = await browser.post(f"{flow.base}/consent", data={**hidden_fields(page.text), "action": "approve"})
+        approved = await browser.post(
+            f"{flow.base}/consent", data={**hidden_fields(page.text), "action": "approve"}
+        )
         to_idp = approved.headers["location"]
         callback = (await browser.get(to_idp)).headers["location"]
         first = await browser.get(callback)
@@ -180,7 +223,9 @@ async def test_a_forged_consent_is_refused_and_the_real_one_still_works(github: 
     assert refused.status_code == 403 and "not submitted from this page" in refused.text
     async with httpx.AsyncClient(follow_redirects=False) as browser:
         page = await browser.get(flow.authorize_url(), follow_redirects=True)
-        approved = await browser.post(f"{flow.base}/consent", data={**hidden_fields(page.text), "action": "approve"})
+        approved = await browser.post(
+            f"{flow.base}/consent", data={**hidden_fields(page.text), "action": "approve"}
+        )
     assert approved.status_code == 302
 
 
@@ -191,13 +236,17 @@ async def test_denying_consent_tells_the_client_access_denied_with_its_state(git
     assert "authorize" not in idp.requests
 
 
-@pytest.mark.parametrize(("mode", "error", "words"), [
-    ("deny", "access_denied", "access_denied"),
-    ("token_error", "server_error", "bad_verification_code"),
-    ("slow", "server_error", "did not answer in time"),
-])
+@pytest.mark.parametrize(
+    ("mode", "error", "words"),
+    [
+        ("deny", "access_denied", "access_denied"),
+        ("token_error", "server_error", "bad_verification_code"),
+        ("slow", "server_error", "did not answer in time"),
+    ],
+)
 async def test_a_provider_failure_is_a_clear_oauth_error_logged_without_secrets(
-        github: Any, mode: str, error: str, words: str, caplog: pytest.LogCaptureFixture) -> None:
+    github: Any, mode: str, error: str, words: str, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.INFO, logger="mcp.server.auth")
     idp, _, flow = github
     idp.mode = mode
@@ -219,13 +268,21 @@ async def test_the_metadata_announces_pkce_s256_and_client_metadata_documents(gi
 
 async def test_a_client_metadata_document_client_is_accepted_only_when_the_document_is_valid() -> None:
     documents = {
-        "https://app.example/client.json": {"client_id": "https://app.example/client.json", "client_name": "App",
-                                            "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"},
-        "https://evil.example/client.json": {"client_id": "https://app.example/client.json",
-                                             "redirect_uris": [REDIRECT]},
-        "https://secret.example/client.json": {"client_id": "https://secret.example/client.json",
-                                               "redirect_uris": [REDIRECT], "token_endpoint_auth_method":
-                                               "client_secret_basic"},
+        "https://app.example/client.json": {
+            "client_id": "https://app.example/client.json",
+            "client_name": "App",
+            "redirect_uris": [REDIRECT],
+            "token_endpoint_auth_method": "none",
+        },
+        "https://evil.example/client.json": {
+            "client_id": "https://app.example/client.json",
+            "redirect_uris": [REDIRECT],
+        },
+        "https://secret.example/client.json": {
+            "client_id": "https://secret.example/client.json",
+            "redirect_uris": [REDIRECT],
+            "token_endpoint_auth_method": "client_secret_basic",
+        },
     }
     fetched: list[str] = []
 
@@ -233,10 +290,21 @@ async def test_a_client_metadata_document_client_is_accepted_only_when_the_docum
         fetched.append(url)
         return documents[url]
 
-    upstream = UpstreamProvider(client_id="c", client_secret="s", authorization_endpoint="https://idp.example/a",
-                                token_endpoint="https://idp.example/t", identity="github")
-    proxy = OAuthProxy(upstream=upstream, base_url="https://mcp.example", secret=SECRET, scopes=["notes"],
-                       store=InMemoryProxyStore(), metadata_document_fetcher=fetch)
+    upstream = UpstreamProvider(
+        client_id="c",
+        client_secret="s",
+        authorization_endpoint="https://idp.example/a",
+        token_endpoint="https://idp.example/t",
+        identity="github",
+    )
+    proxy = OAuthProxy(
+        upstream=upstream,
+        base_url="https://mcp.example",
+        secret=SECRET,
+        scopes=["notes"],
+        store=InMemoryProxyStore(),
+        metadata_document_fetcher=fetch,
+    )
     client = await proxy.get_client("https://app.example/client.json")
     assert client is not None and client.client_name == "App" and client.scope == "notes"
     assert client.token_endpoint_auth_method == "none"

@@ -28,14 +28,18 @@ def anyio_backend() -> str:
 
 @pytest.mark.parametrize("kind", ["github", "oidc"])
 async def test_our_client_signs_in_through_the_proxy_and_the_tool_sees_the_provider_user(
-        kind: str, caplog: pytest.LogCaptureFixture) -> None:
+    kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG, logger="mcp.server.auth")
     with proxied_server(kind) as (idp, _, base):
         storage, agent = Storage(), UserAgent()
         provider = OAuthClientProvider(
             server_url=f"{base}/mcp",
             client_metadata=OAuthClientMetadata(client_name="Notes CLI", redirect_uris=[AnyUrl(REDIRECT)]),
-            storage=storage, redirect_handler=agent.redirect, callback_handler=agent.callback)
+            storage=storage,
+            redirect_handler=agent.redirect,
+            callback_handler=agent.callback,
+        )
         async with (
             httpx.AsyncClient(auth=provider, timeout=10) as http,
             Client(streamable_http_client(f"{base}/mcp", http_client=http)) as client,
@@ -44,9 +48,18 @@ async def test_our_client_signs_in_through_the_proxy_and_the_tool_sees_the_provi
             second = await client.call_tool("whoami", {})
     assert storage.client_info is not None and storage.tokens is not None
     expected_subject = "583231" if kind == "github" else "user-42"
-    assert first.structured_content == second.structured_content == {
-        "subject": expected_subject, "client_id": storage.client_info.client_id, "scopes": ["notes"],
-        "source": "oauth_proxy", "login": "octocat" if kind == "github" else None, "email": "mona@example.com"}
+    assert (
+        first.structured_content
+        == second.structured_content
+        == {
+            "subject": expected_subject,
+            "client_id": storage.client_info.client_id,
+            "scopes": ["notes"],
+            "source": "oauth_proxy",
+            "login": "octocat" if kind == "github" else None,
+            "email": "mona@example.com",
+        }
+    )
     # the consent page named the client, where it goes back to and what it asks for
     page = agent.pages[0].text
     assert "Notes CLI" in page and REDIRECT in page and "<code>notes</code>" in page
@@ -56,5 +69,10 @@ async def test_our_client_signs_in_through_the_proxy_and_the_tool_sees_the_provi
     assert idp.requests.count("authorize") == 1
     # nothing secret reached the logs
     logged = caplog.text
-    for secret in (CLIENT_SECRET, storage.tokens.access_token, storage.tokens.refresh_token, *idp.access_tokens):
+    for secret in (
+        CLIENT_SECRET,
+        storage.tokens.access_token,
+        storage.tokens.refresh_token,
+        *idp.access_tokens,
+    ):
         assert secret not in logged

@@ -40,18 +40,31 @@ async def test_users_through_the_proxy_and_machines_with_their_own_jwts_share_on
         provider = OAuthClientProvider(
             server_url=f"{base}/mcp",
             client_metadata=OAuthClientMetadata(client_name="CLI", redirect_uris=[AnyUrl(REDIRECT)]),
-            storage=Storage(), redirect_handler=agent.redirect, callback_handler=agent.callback)
+            storage=Storage(),
+            redirect_handler=agent.redirect,
+            callback_handler=agent.callback,
+        )
         async with httpx.AsyncClient(auth=provider, timeout=10) as http:
             user = await whoami(base, http)
-        machine_token = machine_key.sign(aud=f"{base}/mcp", sub="batch-job", client_id="nightly", scope="notes")
-        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {machine_token}"}, timeout=10) as http:
+        machine_token = machine_key.sign(
+            aud=f"{base}/mcp", sub="batch-job", client_id="nightly", scope="notes"
+        )
+        async with httpx.AsyncClient(
+            headers={"Authorization": f"Bearer {machine_token}"}, timeout=10
+        ) as http:
             machine = await whoami(base, http)
         foreign = machine_key.sign(aud="https://elsewhere.example/mcp", scope="notes")
         async with httpx.AsyncClient(timeout=10) as http:
             refused = await http.post(f"{base}/mcp", headers={"Authorization": f"Bearer {foreign}"}, json={})
     assert user["source"] == "oauth_proxy" and user["subject"] == "583231" and user["login"] == "octocat"
-    assert machine == {"subject": "batch-job", "client_id": "nightly", "scopes": ["notes"], "source": "JWTVerifier",
-                       "login": None, "email": None}
+    assert machine == {
+        "subject": "batch-job",
+        "client_id": "nightly",
+        "scopes": ["notes"],
+        "source": "JWTVerifier",
+        "login": None,
+        "email": None,
+    }
     assert refused.status_code == 401 and "invalid_token" in refused.headers["www-authenticate"]
 
 
