@@ -41,7 +41,7 @@ COVERED = {
     "clients/stdio_client.py", "clients/http_client.py",
     "transports/http_server.py", "transports/mounted.py",
     "deployment/shared_state.py", "deployment/Dockerfile", "deployment/nginx.conf",
-    "security/static_tokens.py", "security/jwt_verifier.py",
+    "security/static_tokens.py", "security/jwt_verifier.py", "security/oauth_proxy.py",
     "observability/traced_server.py", "observability/what_is_recorded.py",
     "cli/units.py",
 }
@@ -374,6 +374,28 @@ def test_the_jwt_verifier_example_builds_a_protected_server_without_fetching_any
     module = load("security/jwt_verifier.py")
     assert module.verifier.__class__.__name__ == "JWTVerifier"
     assert module.mcp.name == "Notes"
+
+
+@pytest.mark.anyio
+async def test_the_oauth_proxy_example_registers_a_client_and_shows_the_consent_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_CLIENT_ID", "Iv1.docs")
+    monkeypatch.setenv("GITHUB_CLIENT_SECRET", "docs-secret")
+    monkeypatch.setenv("MCP_PROXY_SECRET", secrets.token_urlsafe(32))
+    monkeypatch.setenv("BASE_URL", "http://127.0.0.1:8000")
+    with serve_http(lambda: load("security/oauth_proxy.py").app) as base:
+        async with httpx.AsyncClient() as http:
+            metadata = (await http.get(f"{base}/.well-known/oauth-authorization-server")).json()
+            client = (await http.post(f"{base}/register", json={
+                "client_name": "Docs", "redirect_uris": ["http://127.0.0.1:3030/cb"],
+                "token_endpoint_auth_method": "none"})).json()
+            consent = await http.get(f"{base}/authorize", params={
+                "response_type": "code", "client_id": client["client_id"], "code_challenge": "x" * 43,
+                "code_challenge_method": "S256", "redirect_uri": "http://127.0.0.1:3030/cb"})
+            page = await http.get(consent.headers["location"].replace("http://127.0.0.1:8000", base))
+    assert metadata["client_id_metadata_document_supported"] is True and client["scope"] == "notes"
+    assert consent.status_code == 302 and "/consent?txn=" in consent.headers["location"]
+    assert "Authorize Docs?" in page.text and page.headers["x-frame-options"] == "DENY"
 
 
 # -- observability ---------------------------------------------------------------------------------

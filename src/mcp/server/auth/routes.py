@@ -14,7 +14,7 @@ cross-origin requests; `/authorize` does not (clients redirect to it).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter
@@ -187,6 +187,11 @@ def create_auth_routes(
     revocation = revocation_options or RevocationOptions()
     metadata = build_metadata(issuer_url, service_documentation_url, registration, revocation,
                               supports_identity_assertion=identity_assertion_enabled)
+    # An extension of this SDK: a provider may amend the metadata and serve more endpoints
+    # (`OAuthProxy`: CIMD support, its consent page and the identity provider's callback).
+    prepare_metadata = getattr(provider, "prepare_metadata", None)
+    if callable(prepare_metadata):
+        metadata = cast(OAuthMetadata, prepare_metadata(metadata))
     authenticator = ClientAuthenticator(provider)
     token_handler = TokenHandler(provider, authenticator, identity_assertion_enabled=identity_assertion_enabled)
     routes = [
@@ -203,6 +208,9 @@ def create_auth_routes(
     if revocation.enabled:
         revoker = RevocationHandler(provider, authenticator)
         routes.append(Route(REVOCATION_PATH, endpoint=_limited_cors(revoker.handle), methods=["POST", "OPTIONS"]))
+    more_routes = getattr(provider, "auth_routes", None)
+    if callable(more_routes):
+        routes.extend(cast(list[Route], more_routes()))
     return routes
 
 

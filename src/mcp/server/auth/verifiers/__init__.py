@@ -5,6 +5,7 @@
 - `IntrospectionVerifier` (`introspection`): opaque tokens asked about at the authorization
   server's RFC 7662 introspection endpoint, with client authentication and a short cache.
 - `StaticTokenVerifier` (`static`): a fixed table of tokens, for development and tests.
+- `TokenSources` (`chain`): several verifiers tried in order, the first that accepts decides.
 - `JWKSCache` (`jwks`): the key set fetcher `JWTVerifier` uses.
 
 Names load on first use (PEP 562); the JOSE library (PyJWT, the `auth` extra) and the HTTP client
@@ -17,6 +18,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcp.server.auth.verifiers.chain import TokenSources
     from mcp.server.auth.verifiers.introspection import IntrospectionVerifier
     from mcp.server.auth.verifiers.jwks import JWKSCache
     from mcp.server.auth.verifiers.jwt_verifier import JWTVerifier
@@ -27,9 +29,10 @@ _HOMES = {
     "JWKSCache": "jwks",
     "JWTVerifier": "jwt_verifier",
     "StaticTokenVerifier": "static",
+    "TokenSources": "chain",
 }
 
-__all__ = ["IntrospectionVerifier", "JWKSCache", "JWTVerifier", "StaticTokenVerifier"]
+__all__ = ["IntrospectionVerifier", "JWKSCache", "JWTVerifier", "StaticTokenVerifier", "TokenSources"]
 
 
 def __getattr__(name: str) -> Any:
