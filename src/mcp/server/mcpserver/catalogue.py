@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -379,12 +380,7 @@ class ServerCatalogue:
     def _deliver(self, methods: list[str]) -> Announcement:
         """Announce `methods` to everyone: in the background on this event loop, or, from a worker
         thread of the server, before returning; with no event loop (setup) there is nobody to tell."""
-        import sniffio
-
-        try:
-            library = sniffio.current_async_library()
-        except sniffio.AsyncLibraryNotFoundError:
-            library = None
+        library = _running_loop()
         if library is None:
             import anyio.from_thread
 
@@ -447,6 +443,26 @@ class ServerCatalogue:
         catalogue.change(rule, only, session)
         methods = [m for m in changed_methods(before, self._visible_keys(session)) if self._announces(m)]
         await _tell(session, methods)
+
+
+def _running_loop() -> str | None:
+    """The event loop running in this thread ("asyncio" or "trio"), or None (a worker thread, or
+    no loop at all). Not sniffio: a worker thread inherits its context variable."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+        return "asyncio"
+    except RuntimeError:
+        pass
+    trio: Any = sys.modules.get("trio")
+    if trio is not None:
+        try:
+            trio.lowlevel.current_task()
+            return "trio"
+        except RuntimeError:
+            pass
+    return None
 
 
 async def _tell(session: Any, methods: list[str]) -> None:
