@@ -144,7 +144,9 @@ async def test_disabled_resources_templates_and_prompts_are_unlisted_and_answere
             with pytest.raises(MCPError) as seen_missing:
                 await client.get_prompt("triagf", {"issue": "x"})
             assert seen_prompt.value.error.code == seen_missing.value.error.code
-            assert seen_prompt.value.error.message == seen_missing.value.error.message.replace("triagf", "triage")
+            assert seen_prompt.value.error.message == seen_missing.value.error.message.replace(
+                "triagf", "triage"
+            )
 
 
 async def test_a_resource_is_selected_by_its_uri_or_its_name_and_a_template_by_its_uri_template() -> None:
@@ -252,8 +254,10 @@ async def test_a_session_rule_changes_that_session_only() -> None:
     mcp = build()
     mcp.disable(tags={"admin"})
     heard_a, heard_b = Heard(), Heard()
-    async with Client(mcp, mode="legacy", message_handler=heard_a) as a, \
-            Client(mcp, mode="legacy", message_handler=heard_b) as b:
+    async with (
+        Client(mcp, mode="legacy", message_handler=heard_a) as a,
+        Client(mcp, mode="legacy", message_handler=heard_b) as b,
+    ):
         assert (await a.call_tool("unlock_for_me", {})).content[0].text == "unlocked"  # type: ignore[union-attr]
         await heard_a.wait_for(TOOLS_CHANGED)
         assert "wipe" in names(await a.list_tools())
@@ -320,8 +324,9 @@ async def test_an_explicit_capabilities_override_is_advertised_on_both_eras(mode
 
     plain = await capabilities(build(), mode)
     as_dict = await capabilities(build(capabilities={"tools": {"listChanged": False}, "prompts": None}), mode)
-    as_model = await capabilities(build(capabilities=ServerCapabilities(tools=ToolsCapability(list_changed=False))),
-                                  mode)
+    as_model = await capabilities(
+        build(capabilities=ServerCapabilities(tools=ToolsCapability(list_changed=False))), mode
+    )
     assert as_dict["tools"] == {"listChanged": False} and "prompts" not in as_dict
     assert as_dict["resources"] == plain["resources"]
     assert as_model["tools"] == {"listChanged": False} and as_model["prompts"] == plain["prompts"]

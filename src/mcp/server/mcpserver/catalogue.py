@@ -33,7 +33,12 @@ LIST_CHANGED: dict[str, str] = {
     "prompt": "notifications/prompts/list_changed",
 }
 """The notification that tells a client a kind's list changed (templates are listed with resources)."""
-CAPABILITY: dict[str, str] = {"tool": "tools", "resource": "resources", "template": "resources", "prompt": "prompts"}
+CAPABILITY: dict[str, str] = {
+    "tool": "tools",
+    "resource": "resources",
+    "template": "resources",
+    "prompt": "prompts",
+}
 
 Shown = Callable[[str, "str | None"], bool]
 """Whether an item is visible: (its key (name, URI or URI template), its name for a resource or
@@ -49,7 +54,9 @@ def tag_set(tags: Iterable[str] | str | None, what: str = "tags") -> frozenset[s
     try:
         out = frozenset(tags)
     except TypeError:
-        raise TypeError(f"{what} must be a set of strings, e.g. {{'admin'}}; got {type(tags).__name__}") from None
+        raise TypeError(
+            f"{what} must be a set of strings, e.g. {{'admin'}}; got {type(tags).__name__}"
+        ) from None
     for tag in out:
         if not isinstance(tag, str) or not tag:
             raise TypeError(f"{what} must be non-empty strings; got {tag!r}")
@@ -103,7 +110,9 @@ class Rules:
             if rule.show:
                 return  # enable() with no selector: back to the level's default
         else:
-            self.rules = [r for r in self.rules if (r.names, r.tags, r.kinds) != (rule.names, rule.tags, rule.kinds)]
+            self.rules = [
+                r for r in self.rules if (r.names, r.tags, r.kinds) != (rule.names, rule.tags, rule.kinds)
+            ]
         self.rules.append(rule)
 
     def decide(self, kind: str, key: str, name: str | None, tags: frozenset[str], default: bool) -> bool:
@@ -113,11 +122,20 @@ class Rules:
         return default
 
 
-def make_rule(show: bool, names: Iterable[str] | str | None, tags: Iterable[str] | str | None,
-              kinds: Iterable[str] | str | None, only: bool) -> Rule:
+def make_rule(
+    show: bool,
+    names: Iterable[str] | str | None,
+    tags: Iterable[str] | str | None,
+    kinds: Iterable[str] | str | None,
+    only: bool,
+) -> Rule:
     """A rule from `enable`/`disable` arguments, checked (a bad one raises and changes nothing)."""
-    rule = Rule(show, None if names is None else tag_set(names, "names"),
-                None if tags is None else tag_set(tags), _kind_set(kinds))
+    rule = Rule(
+        show,
+        None if names is None else tag_set(names, "names"),
+        None if tags is None else tag_set(tags),
+        _kind_set(kinds),
+    )
     if only and rule.selects_all:
         raise ValueError("enable(only=True) needs names, tags or kinds: what should stay visible?")
     return rule
@@ -203,8 +221,10 @@ def capabilities_setting(value: Any) -> str | dict[str, Any] | None:
     if hasattr(value, "model_dump"):
         value = value.model_dump(by_alias=True, exclude_none=True, mode="json")
     if not isinstance(value, dict):
-        raise TypeError("capabilities= must be None, 'registered', a dict such as {'tools': {'listChanged': False}} "
-                        f"or a ServerCapabilities; got {type(value).__name__}")
+        raise TypeError(
+            "capabilities= must be None, 'registered', a dict such as {'tools': {'listChanged': False}} "
+            f"or a ServerCapabilities; got {type(value).__name__}"
+        )
     override = cast("dict[str, Any]", value)
     from mcp.types import ServerCapabilities
 
@@ -215,13 +235,18 @@ def capabilities_setting(value: Any) -> str | dict[str, Any] | None:
     return dict(override)
 
 
-def advertised(caps: dict[str, Any], setting: str | dict[str, Any],
-               registered: dict[str, list[tuple[str, str | None]]]) -> dict[str, Any]:
+def advertised(
+    caps: dict[str, Any], setting: str | dict[str, Any], registered: dict[str, list[tuple[str, str | None]]]
+) -> dict[str, Any]:
     """The capabilities to declare under `setting`: "registered" drops `tools`, `resources` or
     `prompts` when nothing of that kind is registered; an override replaces each top-level entry
     it names (a dict entry is merged into the derived one; None removes it)."""
     if setting == "registered":
-        for key, kinds in (("tools", ("tool",)), ("resources", ("resource", "template")), ("prompts", ("prompt",))):
+        for key, kinds in (
+            ("tools", ("tool",)),
+            ("resources", ("resource", "template")),
+            ("prompts", ("prompt",)),
+        ):
             if not any(registered[kind] for kind in kinds):
                 caps.pop(key, None)
         return caps
@@ -337,8 +362,14 @@ class ServerCatalogue:
 
     # -- server-wide control ----------------------------------------------------------------------
 
-    def enable(self, names: Iterable[str] | str | None = None, *, tags: Iterable[str] | str | None = None,
-               kinds: Iterable[Kind] | Kind | None = None, only: bool = False) -> Announcement:
+    def enable(
+        self,
+        names: Iterable[str] | str | None = None,
+        *,
+        tags: Iterable[str] | str | None = None,
+        kinds: Iterable[Kind] | Kind | None = None,
+        only: bool = False,
+    ) -> Announcement:
         """Show the items matching every selector given (`names`: names, URIs or URI templates;
         `tags`: any of these tags; `kinds`: "tool", "resource", "template", "prompt") to every
         client. `only=True` is allowlist mode: everything else is hidden, including items
@@ -349,8 +380,13 @@ class ServerCatalogue:
         result to wait for that delivery."""
         return self._change(make_rule(True, names, tags, kinds, only), only)
 
-    def disable(self, names: Iterable[str] | str | None = None, *, tags: Iterable[str] | str | None = None,
-                kinds: Iterable[Kind] | Kind | None = None) -> Announcement:
+    def disable(
+        self,
+        names: Iterable[str] | str | None = None,
+        *,
+        tags: Iterable[str] | str | None = None,
+        kinds: Iterable[Kind] | Kind | None = None,
+    ) -> Announcement:
         """Hide the items matching every selector given (see `enable`; no selector hides
         everything) from every client: absent from their lists, and a request for one is answered
         as for an unknown item. A later `enable` matching an item overrides this for it."""
@@ -423,9 +459,16 @@ class ServerCatalogue:
 
     # -- per session ------------------------------------------------------------------------------
 
-    async def change_session_visibility(self, session: Any, protocol_version: str, show: bool,
-                                        names: Iterable[str] | str | None, tags: Iterable[str] | str | None,
-                                        kinds: Iterable[Kind] | Kind | None, only: bool) -> None:
+    async def change_session_visibility(
+        self,
+        session: Any,
+        protocol_version: str,
+        show: bool,
+        names: Iterable[str] | str | None,
+        tags: Iterable[str] | str | None,
+        kinds: Iterable[Kind] | Kind | None,
+        only: bool,
+    ) -> None:
         """`Context.enable`/`disable`: apply a rule to `session` alone and tell it (only it) of
         each list that changed for it. Needs a handshake-era session with a back-channel."""
         from mcp.types.version import MODERN_VERSIONS
@@ -434,7 +477,8 @@ class ServerCatalogue:
             raise RuntimeError(
                 "per-session visibility needs a handshake-era session (stdio, in-memory, or stateful "
                 "Streamable HTTP with initialize); this request has none (2026-07-28 or stateless HTTP): "
-                "use mcp.enable()/mcp.disable() for every client, or required_scopes= per caller")
+                "use mcp.enable()/mcp.disable() for every client, or required_scopes= per caller"
+            )
         rule = make_rule(show, names, tags, kinds, only)
         before = self._visible_keys(session)
         catalogue = self._catalogue
