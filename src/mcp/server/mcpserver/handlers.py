@@ -183,19 +183,12 @@ class ServerHandlers(ServerRegistration):
     async def _on_list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
         cursor = params.cursor if params is not None else None
         visible = self._scope_filter("tool")
-        shown = None if self._catalogue is None else self._shown("tool", ctx.session)
-        if shown is not None:
-            tools = [t for t in self._tools.values() if shown(t.name, None)]
-            if visible is None:
-                listed, next_cursor = page([t.wire() for t in tools], cursor, self._page_size)
-                result: dict[str, Any] = {"tools": list(listed)}
-                if next_cursor is not None:
-                    result["nextCursor"] = next_cursor
-                return self._wire_or_model(result, "ListToolsResult")
-        else:
-            tools = self._tools.values()
+        if self._catalogue is not None:
+            shown = self._shown("tool", ctx.session)
+            if shown is not None:
+                return self._list_shown_tools(ctx, cursor, visible, shown)
         if visible is not None:
-            allowed, next_cursor = page([t.wire() for t in tools if visible(t.name)], cursor,
+            allowed, next_cursor = page([t.wire() for t in self._tools.values() if visible(t.name)], cursor,
                                         self._page_size)
             filtered: dict[str, Any] = {"tools": list(allowed)}
             if next_cursor is not None:
@@ -211,6 +204,17 @@ class ServerHandlers(ServerRegistration):
         if next_cursor is not None:
             paged["nextCursor"] = next_cursor
         return self._wire_or_model(paged, "ListToolsResult")
+
+    def _list_shown_tools(self, ctx: ServerRequestContext[Any], cursor: str | None,
+                          visible: Callable[[str], bool] | None, shown: Callable[[str, str | None], bool]) -> Any:
+        """tools/list while the catalogue hides something from this caller (never cached: the
+        list may be this session's own)."""
+        tools = [t.wire() for t in self._tools.values() if shown(t.name, None) and (visible is None or visible(t.name))]
+        listed, next_cursor = page(tools, cursor, self._page_size)
+        result: dict[str, Any] = {"tools": list(listed)}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return self._wire_or_model(result if visible is None else _private(ctx, result), "ListToolsResult")
 
     async def _on_call_tool(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
         from mcp.server.mcpserver.tools import error_wire
