@@ -60,6 +60,7 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
         version = negotiate_version(requested)
     else:
         version = session.complete_initialize(requested, client_info, capabilities)
+        server.handshake_sessions.add(session)
     ctx.protocol_version = version
     capabilities_out = _capabilities(server, version)
     if server.has_handler("logging/setLevel"):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -178,6 +179,9 @@ class Server(Generic[LifespanT]):
         `MCPServer` sets it from its tool registry; None: `mcp.server.param_headers` asks the
         `tools/list` handler)."""
         self.extensions: dict[str, dict[str, Any]] = {}
+        self.handshake_sessions: weakref.WeakSet[Any] = weakref.WeakSet()
+        """The handshake-era sessions of this process that completed `initialize` (held weakly):
+        whom a server-wide change is announced to (`MCPServer.enable`/`disable`)."""
         self.scope_requirements: ScopeRequirements | None = None
         """Scopes per tool/prompt/resource (`mcp.server.auth.scopes`): the HTTP bearer gate refuses
         calls whose token lacks them (403) and the list handlers may hide such items."""

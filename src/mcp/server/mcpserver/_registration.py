@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from mcp.server.lowlevel.server import HandlerEntry, LazyParams, Server
+from mcp.server.mcpserver.catalogue import ServerCatalogue, tag_set
 from mcp.server.mcpserver.tools import RegisteredTool
 from mcp.shared.exceptions import MCPError
 
@@ -33,7 +34,7 @@ def _misuse(decorator: str, example: str) -> TypeError:
     )
 
 
-class ServerRegistration:
+class ServerRegistration(ServerCatalogue):
     """The registries of `MCPServer` (see the module docstring)."""
 
     _options: dict[str, Any]
@@ -100,7 +101,9 @@ class ServerRegistration:
         """The 2026-07-28 `Mcp-Param-*` check of a call (`mcp.server.param_headers`) against this
         registry's tool, as the official `get_tool_input_schema` lookup: an unknown tool is dispatch's."""
         tool = self._tools.get(name)
-        return None if tool is None else tool.header_mismatch(arguments, header_lines)
+        if tool is None or (self._catalogue is not None and self._hidden("tool", name, None)):
+            return None
+        return tool.header_mismatch(arguments, header_lines)
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -115,20 +118,22 @@ class ServerRegistration:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
+        tags: set[str] | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a tool: `@mcp.tool()` (the parentheses are required).
 
         Beyond the official API: `input_schema=` publishes a JSON Schema verbatim instead of the
         one generated from the signature (arguments are then checked against it);
         `required_scopes=` makes calls over authenticated HTTP need those token scopes (else
-        `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them."""
+        `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them;
+        `tags=` groups it for `enable()`/`disable()` (server-side only: not sent to clients)."""
         if callable(name):
             raise _misuse("tool", "tool()")
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema,
-                          required_scopes=required_scopes)
+                          required_scopes=required_scopes, tags=tags)
             return fn
 
         return decorator
@@ -145,7 +150,9 @@ class ServerRegistration:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
+        tags: set[str] | None = None,
     ) -> None:
+        found = tag_set(tags)  # checked before anything is registered
         base = sys.modules.get("mcp.server.mcpserver.tools.base")
         if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
             tool = cast("Any", fn).compiled
@@ -161,6 +168,7 @@ class ServerRegistration:
         from mcp.shared.tool_name_validation import validate_and_warn_tool_name
 
         validate_and_warn_tool_name(tool.name)  # a non-SEP-986 name is registered, with a warning
+        self._tag("tool", tool.name, found)
         self._tools[tool.name] = tool
         self._tools_result = None
         if required_scopes:
@@ -181,9 +189,12 @@ class ServerRegistration:
             raise ToolError(f"Unknown tool: {name}")
         del self._tools[name]
         self._tools_result = None
+        self._tag("tool", name, None)
 
     async def list_tools(self) -> list[Any]:
-        return [t.to_tool() for t in self._tools.values()]
+        """The tools every client sees (what `disable()` hid is left out)."""
+        shown = self._shown("tool", None)
+        return [t.to_tool() for t in self._tools.values() if shown is None or shown(t.name, None)]
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
         """Call the tool `name`: its `CallToolResult` (or the `InputRequiredResult` it answered with).
@@ -193,7 +204,7 @@ class ServerRegistration:
         return value that fails conversion (`__cause__` is the original); `MCPError` unchanged.
         (tools/call answers the same failures as `is_error` results carrying the error's text.)"""
         tool = self._tools.get(name)
-        if tool is None:
+        if tool is None or (self._catalogue is not None and self._hidden("tool", name, _session_of(context))):
             from mcp.shared.exceptions import ToolError
 
             raise ToolError(f"Unknown tool: {name}")
@@ -214,32 +225,42 @@ class ServerRegistration:
         meta: dict[str, Any] | None = None,
         security: Any = None,
         required_scopes: list[str] | None = None,
+        tags: set[str] | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a resource (`@mcp.resource("data://x")`) or, when the URI has
         variables, as a resource template (`@mcp.resource("users://{id}")`). `required_scopes=`
-        (beyond the official API): see `tool()`; for a template it covers every URI it expands to."""
+        (beyond the official API): see `tool()`; for a template it covers every URI it expands to.
+        `tags=`: see `tool()`."""
         if callable(uri):
             raise _misuse("resource", "resource('uri')")
 
         def decorator(fn: F) -> F:
+            found = tag_set(tags)  # checked before anything is registered
             self._resources.resource_decorator_target(
                 fn, uri, name=name, title=title, description=description, mime_type=mime_type, icons=icons,
                 annotations=annotations, meta=meta, security=security,
             )
+            if found:
+                self._tag("template" if self._resources.get_static(uri) is None else "resource", uri, found)
             if required_scopes:
                 self._scope_requirements().require("resource", uri, required_scopes)
             return fn
 
         return decorator
 
-    def add_resource(self, resource: Any) -> None:
-        self._resources.add_resource(resource)
+    def add_resource(self, resource: Any, *, tags: set[str] | None = None) -> None:
+        found = tag_set(tags)
+        added = self._resources.add_resource(resource)
+        if found and added is resource:
+            self._tag("resource", str(resource.uri), found)
 
     async def list_resources(self) -> list[Any]:
-        return self._resources.list_resources()
+        shown = self._shown("resource", None)
+        return [r for r in self._resources.list_resources() if shown is None or shown(str(r.uri), r.name)]
 
     async def list_resource_templates(self) -> list[Any]:
-        return self._resources.list_templates()
+        shown = self._shown("template", None)
+        return [t for t in self._resources.list_templates() if shown is None or shown(t.uri_template, t.name)]
 
     async def read_resource(self, uri: str, context: Context | None = None) -> Any:
         return await self._resources.read(str(uri), context if context is not None else new_context(None, self._server()))
@@ -247,9 +268,10 @@ class ServerRegistration:
     # -- prompts and completions --------------------------------------------------------------
 
     def prompt(self, name: str | None = None, title: str | None = None, description: str | None = None,
-               icons: list[Any] | None = None, *, required_scopes: list[str] | None = None) -> Callable[[F], F]:
-        """Register a function as a prompt: `@mcp.prompt()`. `required_scopes=` (beyond the
-        official API): see `tool()`."""
+               icons: list[Any] | None = None, *, required_scopes: list[str] | None = None,
+               tags: set[str] | None = None) -> Callable[[F], F]:
+        """Register a function as a prompt: `@mcp.prompt()`. `required_scopes=` and `tags=` (beyond
+        the official API): see `tool()`."""
         if callable(name):
             raise _misuse("prompt", "prompt()")
 
@@ -257,21 +279,25 @@ class ServerRegistration:
             from mcp.server.mcpserver.prompts import Prompt
 
             prompt = Prompt.from_function(fn, name=name, title=title, description=description, icons=icons)
-            self.add_prompt(prompt)
+            self.add_prompt(prompt, tags=tags)
             if required_scopes:
                 self._scope_requirements().require("prompt", prompt.name, required_scopes)
             return fn
 
         return decorator
 
-    def add_prompt(self, prompt: Any) -> None:
-        self._prompts.add_prompt(prompt)
+    def add_prompt(self, prompt: Any, *, tags: set[str] | None = None) -> None:
+        found = tag_set(tags)
+        if self._prompts.add_prompt(prompt) is prompt:
+            self._tag("prompt", prompt.name, found)
 
     def remove_prompt(self, name: str) -> None:
         self._prompts.remove_prompt(name)
+        self._tag("prompt", name, None)
 
     async def list_prompts(self) -> list[Any]:
-        return self._prompts.list_prompts()
+        shown = self._shown("prompt", None)
+        return [p for p in self._prompts.list_prompts() if shown is None or shown(p.name, None)]
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Context | None = None) -> Any:
         """The `GetPromptResult` of the prompt called `name` (an `InputRequiredResult` from its
@@ -283,7 +309,7 @@ class ServerRegistration:
 
         try:
             prompt = self._prompts.get_prompt(name)
-            if prompt is None:
+            if prompt is None or (self._catalogue is not None and self._hidden("prompt", name, _session_of(context))):
                 raise ValueError(f"Unknown prompt: {name}")
             rendered = await prompt.render(arguments, context if context is not None else new_context(None, self._server()))
             if isinstance(rendered, InputRequiredResult):
@@ -315,6 +341,12 @@ class ServerRegistration:
 
 
 _context_class: Any = None
+
+
+def _session_of(context: Any) -> Any:
+    """The session a `Context` serves (None: an unbound context, a direct call from Python)."""
+    binding = None if context is None else context.binding
+    return None if binding is None or binding[0] is None else binding[0].session
 
 
 def new_context(ctx: ServerRequestContext[Any] | None, server: MCPServer[Any]) -> Context[Any]:

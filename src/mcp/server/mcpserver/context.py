@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Generic, cast
 
 from pydantic import BaseModel, ModelWrapValidatorHandler, model_validator
@@ -184,6 +185,24 @@ class Context(BaseModel, Generic[LifespanT, RequestT]):
         from mcp.server.subscriptions import PromptsListChanged
 
         await self._notify(PromptsListChanged(), "notifications/prompts/list_changed")
+
+    async def enable(self, names: Iterable[str] | str | None = None, *, tags: Iterable[str] | str | None = None,
+                     kinds: Iterable[str] | str | None = None, only: bool = False) -> None:
+        """Show the matching items to this session only (selectors as `MCPServer.enable`; with no
+        selector, drop this session's own rules: it sees what everyone sees), and send it the
+        list_changed of each list that changed for it. Needs a handshake-era session: on a
+        2026-07-28 request or over stateless HTTP it raises `RuntimeError`."""
+        ctx = self.request_context
+        await self.mcp_server.change_session_visibility(ctx.session, ctx.protocol_version, True, names, tags,
+                                                        cast("Any", kinds), only)
+
+    async def disable(self, names: Iterable[str] | str | None = None, *, tags: Iterable[str] | str | None = None,
+                      kinds: Iterable[str] | str | None = None) -> None:
+        """Hide the matching items from this session only (see `enable`): absent from its lists,
+        and its requests for them are answered as for unknown items."""
+        ctx = self.request_context
+        await self.mcp_server.change_session_visibility(ctx.session, ctx.protocol_version, False, names, tags,
+                                                        cast("Any", kinds), False)
 
     async def notify_resource_updated(self, uri: str) -> None:
         """Tell listen streams and every handshake-era connection subscribed to `uri`."""

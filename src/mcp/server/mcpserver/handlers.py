@@ -183,6 +183,10 @@ class ServerHandlers(ServerRegistration):
     async def _on_list_tools(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
         cursor = params.cursor if params is not None else None
         visible = self._scope_filter("tool")
+        if self._catalogue is not None:
+            shown = self._shown("tool", ctx.session)
+            if shown is not None:
+                return self._list_shown_tools(ctx, cursor, visible, shown)
         if visible is not None:
             allowed, next_cursor = page([t.wire() for t in self._tools.values() if visible(t.name)], cursor,
                                         self._page_size)
@@ -201,12 +205,23 @@ class ServerHandlers(ServerRegistration):
             paged["nextCursor"] = next_cursor
         return self._wire_or_model(paged, "ListToolsResult")
 
+    def _list_shown_tools(self, ctx: ServerRequestContext[Any], cursor: str | None,
+                          visible: Callable[[str], bool] | None, shown: Callable[[str, str | None], bool]) -> Any:
+        """tools/list while the catalogue hides something from this caller (never cached: the
+        list may be this session's own)."""
+        tools = [t.wire() for t in self._tools.values() if shown(t.name, None) and (visible is None or visible(t.name))]
+        listed, next_cursor = page(tools, cursor, self._page_size)
+        result: dict[str, Any] = {"tools": list(listed)}
+        if next_cursor is not None:
+            result["nextCursor"] = next_cursor
+        return self._wire_or_model(result if visible is None else _private(ctx, result), "ListToolsResult")
+
     async def _on_call_tool(self, ctx: ServerRequestContext[Any], params: Any) -> Any:
         from mcp.server.mcpserver.tools import error_wire
 
         name, arguments = _call_params(params)
         tool = self._tools.get(name)
-        if tool is None:
+        if tool is None or (self._catalogue is not None and self._hidden("tool", name, ctx.session)):
             return self._wire_or_model(error_wire(f"Unknown tool: {name}"), "CallToolResult")
         if "requestState" not in params and not tool.signature.resolvers:
             out = await tool.call_wire(arguments, new_context(ctx, self._server()) if tool.signature.needs_context else None)
@@ -229,7 +244,7 @@ class ServerHandlers(ServerRegistration):
         if type(name) is not str or (arguments is not None and type(arguments) is not dict):
             return None  # the usual path answers with the precise error
         tool = self._tools.get(name)
-        if tool is None or not tool.plain_sync:
+        if tool is None or not tool.plain_sync or (self._catalogue is not None and self._unplannable("tool", name)):
             return None
 
         def job() -> Any:
@@ -242,6 +257,9 @@ class ServerHandlers(ServerRegistration):
         from mcp.types import ListResourcesResult
 
         resources = self._resources.list_resources()
+        shown = self._shown("resource", ctx.session)
+        if shown is not None:
+            resources = [resource for resource in resources if shown(str(resource.uri), resource.name)]
         visible = self._scope_filter("resource")
         if visible is not None:
             resources = [resource for resource in resources if visible(str(resource.uri))]
@@ -253,6 +271,9 @@ class ServerHandlers(ServerRegistration):
         from mcp.types import ListResourceTemplatesResult
 
         templates = self._resources.list_templates()
+        shown = self._shown("template", ctx.session)
+        if shown is not None:
+            templates = [template for template in templates if shown(template.uri_template, template.name)]
         visible = self._scope_filter("resource")
         if visible is not None:
             templates = [template for template in templates if visible(template.uri_template)]
@@ -265,6 +286,8 @@ class ServerHandlers(ServerRegistration):
 
         async def run() -> Any:
             try:
+                if self._catalogue is not None and self._hidden_resource(uri, ctx.session):
+                    raise ResourceNotFoundError(f"Unknown resource: {uri}")  # as if it did not exist
                 contents = await self._resources.read(uri, new_context(ctx, self._server()))
             except ResourceError as exc:
                 raise _read_failed(uri, exc) from None
@@ -280,7 +303,7 @@ class ServerHandlers(ServerRegistration):
         if type(params) is not dict or "requestState" in params:
             return None
         uri: Any = cast("dict[str, Any]", params).get("uri")
-        if type(uri) is not str:
+        if type(uri) is not str or (self._catalogue is not None and self._catalogue.filtering):
             return None
         reader = self._resources.plain_sync_reader(uri)
         if reader is None:
@@ -312,6 +335,9 @@ class ServerHandlers(ServerRegistration):
         from mcp.types import ListPromptsResult
 
         prompts = self._prompts.list_prompts()
+        shown = self._shown("prompt", ctx.session)
+        if shown is not None:
+            prompts = [prompt for prompt in prompts if shown(prompt.name, None)]
         visible = self._scope_filter("prompt")
         if visible is not None:
             prompts = [prompt for prompt in prompts if visible(prompt.name)]
@@ -333,6 +359,8 @@ class ServerHandlers(ServerRegistration):
         raw = cast("dict[str, Any]", params)
         name: Any = raw.get("name")
         arguments: Any = raw.get("arguments")
+        if self._catalogue is not None and self._unplannable("prompt", name):
+            return None
         if type(name) is not str or (arguments is not None and (
                 type(arguments) is not dict or not all(type(v) is str for v in cast("dict[str, Any]", arguments).values()))):
             return None

@@ -25,6 +25,7 @@ from mcp._protocol.http import DEFAULT_SESSION_IDLE_TIMEOUT as DEFAULT_SESSION_I
 from mcp.server.lowlevel.server import HandlerEntry, LazyParams, Server
 from mcp.server.mcpserver._registration import F as F
 from mcp.server.mcpserver._running import ServerRunning
+from mcp.server.mcpserver.catalogue import advertised, capabilities_setting
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcp.server.mcpserver.tools import RegisteredTool
 from mcp.shared.exceptions import MCPError as MCPError
@@ -109,6 +110,7 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         page_size: int | None = None,
         mask_error_details: bool = True,
         state: Any = None,
+        capabilities: Any = None,
         **unexpected: Any,
     ) -> None:
         if unexpected:
@@ -156,6 +158,10 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         self._prompt_manager: Any = None
         self._completion: Any = None
         self._custom_routes: list[Any] = []
+        self._catalogue = None
+        self._capabilities_setting = capabilities_setting(capabilities)
+        """`capabilities=`: None (the official default), "registered", or a wire-shaped override."""
+        self._background: set[Any] = set()
         self._state = state
         """Shared by every replica of this server (`mcp.redis.RedisState`): sessions, the change
         bus, SSE events and tasks live there; checked and connected when the server starts."""
@@ -251,6 +257,9 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         caps["prompts"] = {"listChanged": True}
         caps["resources"] = {"subscribe": True, "listChanged": True}
         caps["tools"] = {"listChanged": True}
+        setting = self._capabilities_setting
+        if setting is not None:
+            caps = advertised(caps, setting, self._registered())
         return caps
 
     # -- change notifications -----------------------------------------------------------------
