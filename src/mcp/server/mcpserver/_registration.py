@@ -42,6 +42,7 @@ class ServerRegistration:
     _tools: dict[str, RegisteredTool]
     _tools_result: Any
     _mask_error_details: bool
+    _tool_timeout: float | None
     _resource_security: Any
     _resource_manager: Any
     _prompt_manager: Any
@@ -115,20 +116,24 @@ class ServerRegistration:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
+        timeout: float | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a tool: `@mcp.tool()` (the parentheses are required).
 
         Beyond the official API: `input_schema=` publishes a JSON Schema verbatim instead of the
         one generated from the signature (arguments are then checked against it);
         `required_scopes=` makes calls over authenticated HTTP need those token scopes (else
-        `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them."""
+        `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them;
+        `timeout=` bounds each call to that many seconds (None: the server's `tool_timeout`;
+        `math.inf`: no bound even then), past which the caller gets a tool error saying it timed
+        out (`mcp.server.mcpserver.tools.timeout`). A timeout of zero or less is refused here."""
         if callable(name):
             raise _misuse("tool", "tool()")
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema,
-                          required_scopes=required_scopes)
+                          required_scopes=required_scopes, timeout=timeout)
             return fn
 
         return decorator
@@ -145,7 +150,15 @@ class ServerRegistration:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
+        timeout: float | None = None,
     ) -> None:
+        """Register `fn` (or an official `Tool` model) as a tool; see `tool()` for the options."""
+        seconds = self._tool_timeout if timeout is None else timeout
+        if seconds is not None:
+            from mcp.server.mcpserver.tools.timeout import checked_timeout
+
+            label = name or getattr(fn, "name", None) or getattr(fn, "__name__", None)
+            seconds = checked_timeout(f"timeout of tool {label!r}", seconds)  # refused before anything is registered
         base = sys.modules.get("mcp.server.mcpserver.tools.base")
         if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
             tool = cast("Any", fn).compiled
@@ -154,6 +167,10 @@ class ServerRegistration:
                                   icons=icons, meta=meta, structured_output=structured_output,
                                   input_schema=input_schema)
         tool.mask_errors = self._mask_error_details
+        if seconds is not None:
+            from mcp.server.mcpserver.tools.timeout import bounded
+
+            tool = bounded(tool, seconds)
         if tool.name in self._tools:
             if self._setting("warn_on_duplicate_tools"):
                 _duplicates_logger.warning("Tool already exists: %s", tool.name)
