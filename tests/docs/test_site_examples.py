@@ -37,7 +37,7 @@ COVERED = {
     "structured_output/model.py", "structured_output/shapes.py", "structured_output/wrapped.py",
     "structured_output/validation.py", "structured_output/opt_out.py", "structured_output/bare_class.py",
     "structured_output/forced.py",
-    "servers/library.py", "servers/library_client.py", "servers/lowlevel.py",
+    "servers/library.py", "servers/library_client.py", "servers/lowlevel.py", "servers/timeouts.py",
     "clients/stdio_client.py", "clients/http_client.py",
     "transports/http_server.py", "transports/mounted.py",
     "deployment/shared_state.py", "deployment/Dockerfile", "deployment/nginx.conf",
@@ -249,6 +249,14 @@ def test_the_library_client_reads_resources_a_template_a_prompt_and_calls_the_to
         "Emma, Jane Austen, 1815",
         "Write a three-sentence review of Dune, Frank Herbert, 1965.",
         "{'result': 5}",
+    ]
+
+
+def test_the_timeouts_example_stops_an_async_and_a_sync_tool_and_serves_the_next_call() -> None:
+    assert run_script("servers/timeouts.py").splitlines() == [
+        "True Error executing tool build_report: timed out after 0.5 seconds",
+        "True Error executing tool crunch: timed out after 0.5 seconds",
+        "False pong",
     ]
 
 

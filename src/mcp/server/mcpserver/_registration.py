@@ -43,6 +43,7 @@ class ServerRegistration(ServerCatalogue):
     _tools: dict[str, RegisteredTool]
     _tools_result: Any
     _mask_error_details: bool
+    _tool_timeout: float | None
     _resource_security: Any
     _resource_manager: Any
     _prompt_manager: Any
@@ -119,6 +120,7 @@ class ServerRegistration(ServerCatalogue):
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
         tags: set[str] | None = None,
+        timeout: float | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a tool: `@mcp.tool()` (the parentheses are required).
 
@@ -126,14 +128,17 @@ class ServerRegistration(ServerCatalogue):
         one generated from the signature (arguments are then checked against it);
         `required_scopes=` makes calls over authenticated HTTP need those token scopes (else
         `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them;
-        `tags=` groups it for `enable()`/`disable()` (server-side only: not sent to clients)."""
+        `tags=` groups it for `enable()`/`disable()` (server-side only: not sent to clients);
+        `timeout=` bounds each call to that many seconds (None: the server's `tool_timeout`;
+        `math.inf`: no bound even then), past which the caller gets a tool error saying it timed
+        out (`mcp.server.mcpserver.tools.timeout`). A timeout of zero or less is refused here."""
         if callable(name):
             raise _misuse("tool", "tool()")
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema,
-                          required_scopes=required_scopes, tags=tags)
+                          required_scopes=required_scopes, tags=tags, timeout=timeout)
             return fn
 
         return decorator
@@ -151,8 +156,16 @@ class ServerRegistration(ServerCatalogue):
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
         tags: set[str] | None = None,
+        timeout: float | None = None,
     ) -> None:
+        """Register `fn` (or an official `Tool` model) as a tool; see `tool()` for the options."""
         found = tag_set(tags)  # checked before anything is registered
+        seconds = self._tool_timeout if timeout is None else timeout
+        if seconds is not None:
+            from mcp.server.mcpserver.tools.timeout import checked_timeout
+
+            label = name or getattr(fn, "name", None) or getattr(fn, "__name__", None)
+            seconds = checked_timeout(f"timeout of tool {label!r}", seconds)  # refused before anything is registered
         base = sys.modules.get("mcp.server.mcpserver.tools.base")
         if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
             tool = cast("Any", fn).compiled
@@ -161,6 +174,10 @@ class ServerRegistration(ServerCatalogue):
                                   icons=icons, meta=meta, structured_output=structured_output,
                                   input_schema=input_schema)
         tool.mask_errors = self._mask_error_details
+        if seconds is not None:
+            from mcp.server.mcpserver.tools.timeout import bounded
+
+            tool = bounded(tool, seconds)
         if tool.name in self._tools:
             if self._setting("warn_on_duplicate_tools"):
                 _duplicates_logger.warning("Tool already exists: %s", tool.name)

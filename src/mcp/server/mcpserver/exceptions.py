@@ -17,12 +17,20 @@ class UnexpectedToolError(ToolError):
     nothing of the original reaches the client; `__cause__` is the original exception."""
 
 
+class ToolTimeoutError(ToolError):
+    """A tool ran past its `timeout=` (or the server's `tool_timeout=`) and was stopped.
+
+    Raised by the framework, never by a tool: `Error executing tool <name>: timed out after <n>
+    seconds`; tools/call answers it as an `is_error` result with that text."""
+
+
 __all__ = [
     "InvalidSignature",
     "MCPServerError",
     "ResourceError",
     "ResourceNotFoundError",
     "ToolError",
+    "ToolTimeoutError",
     "UnexpectedResourceError",
     "UnexpectedToolError",
 ]

@@ -1,5 +1,6 @@
 """Where `MCPServer.run()` takes its transport and HTTP options from: its arguments first, then
-`MCP_*` environment variables, then the server's own defaults (stdio; 127.0.0.1:8000, `/mcp`).
+`MCP_*` environment variables, then the server's own defaults (stdio; 127.0.0.1:8000, `/mcp`);
+and the one server option a deployment may set the same way, the tool timeout.
 
 The variables (one prefix, `MCP_`), so that a deployment (a container, AgentCore, Lambda) can
 choose how an unedited server file is served:
@@ -11,6 +12,8 @@ choose how an unedited server file is served:
 - `MCP_PATH`: the Streamable HTTP endpoint (`streamable_http_path`) or the SSE one (`sse_path`).
 - `MCP_STATELESS_HTTP`, `MCP_JSON_RESPONSE`: Streamable HTTP's `stateless_http` / `json_response`
   (`1`/`true`/`yes`/`on` or `0`/`false`/`no`/`off`).
+- `MCP_TOOL_TIMEOUT`: seconds a tool call may run (`MCPServer(tool_timeout=...)`, which wins, as
+  does a tool's own `timeout=`); read when the server is built, not by `run()`.
 
 The HTTP variables are ignored over stdio (they may be set for the whole machine). An unset or
 empty variable means "not given". The official SDK reads none of them, so a server that sets none
@@ -19,6 +22,7 @@ behaves exactly as officially.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,6 +55,20 @@ def env_flag(environ: Mapping[str, str], name: str) -> bool | None:
     if value in _FALSE:
         return False
     raise ValueError(f"{name}={environ[name]!r}: expected 1/true/yes/on or 0/false/no/off")
+
+
+def env_tool_timeout(environ: Mapping[str, str]) -> float | None:
+    """`MCP_TOOL_TIMEOUT`, checked (a positive number of seconds); None when unset or empty."""
+    value = environ.get("MCP_TOOL_TIMEOUT", "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if math.isnan(seconds) or seconds <= 0:
+        raise ValueError(f"MCP_TOOL_TIMEOUT={value!r}: expected a positive number of seconds")
+    return seconds
 
 
 def env_options(transport: str, environ: Mapping[str, str]) -> dict[str, Any]:

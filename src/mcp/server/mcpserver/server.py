@@ -8,6 +8,7 @@ This module is the official path of `MCPServer`; its parts live with their conce
 from __future__ import annotations
 
 import logging
+import os
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -27,6 +28,7 @@ from mcp.server.mcpserver._registration import F as F
 from mcp.server.mcpserver._running import ServerRunning
 from mcp.server.mcpserver.catalogue import advertised, capabilities_setting
 from mcp.server.mcpserver.resources.security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcp.server.mcpserver.run_environment import env_tool_timeout
 from mcp.server.mcpserver.tools import RegisteredTool
 from mcp.shared.exceptions import MCPError as MCPError
 
@@ -76,6 +78,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _server_tool_timeout(given: float | None) -> float | None:
+    """The server-wide tool timeout: `tool_timeout=`, else `MCP_TOOL_TIMEOUT` (see
+    `run_environment`), checked; None when neither is set."""
+    if given is None:
+        return env_tool_timeout(os.environ)
+    from mcp.server.mcpserver.tools.timeout import checked_timeout
+
+    return checked_timeout("tool_timeout", given)
+
+
 class MCPServer(ServerRunning, Generic[LifespanT]):
     """A high-level MCP server; see the README's quick start."""
 
@@ -111,6 +123,7 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         mask_error_details: bool = True,
         state: Any = None,
         capabilities: Any = None,
+        tool_timeout: float | None = None,
         **unexpected: Any,
     ) -> None:
         if unexpected:
@@ -134,6 +147,8 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         hold secrets or paths; the traceback goes to the log). False keeps the text, for development."""
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
+        self._tool_timeout = _server_tool_timeout(tool_timeout)
+        """Seconds a tool call may run unless its own `timeout=` says otherwise (None: no bound)."""
         from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
@@ -146,7 +161,7 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
             debug=debug, log_level=log_level, warn_on_duplicate_tools=warn_on_duplicate_tools,
             warn_on_duplicate_resources=warn_on_duplicate_resources,
             warn_on_duplicate_prompts=warn_on_duplicate_prompts, dependencies=list(dependencies or []),
-            lifespan=lifespan, auth=auth,
+            lifespan=lifespan, auth=auth, tool_timeout=self._tool_timeout,
         )
         self._settings: Any = None
         self.dependencies: list[str] = self._options["dependencies"]

@@ -27,3 +27,6 @@ class Settings(BaseModel, Generic[LifespanResultT]):
     """The async context manager run around the server's life."""
     auth: Any
     """The `AuthSettings` (or None)."""
+    tool_timeout: float | None = None
+    """Seconds a tool call may run unless the tool's own `timeout=` says otherwise (None: no bound;
+    `MCP_TOOL_TIMEOUT` when not given)."""

@@ -52,7 +52,7 @@ class RegisteredTool:
     """One tool: its wire description and its compiled call plan."""
 
     __slots__ = ("_header_params", "_input_schema", "_schema_check", "_wire", "annotations",
-                 "description", "fn", "icons", "mask_errors", "meta", "name", "output", "signature", "title")
+                 "description", "fn", "icons", "mask_errors", "meta", "name", "output", "signature", "timeout", "title")
 
     def __init__(
         self,
@@ -79,6 +79,9 @@ class RegisteredTool:
         self.mask_errors = True
         """Whether an unexpected exception's text is kept out of the answer (set by the server's
         `mask_error_details`); invalid arguments and `ToolError`s always keep theirs."""
+        self.timeout: float | None = None
+        """Seconds a call may run (None: no bound). Set through registration, which compiles a
+        timed tool into a `TimedTool` (`mcp.server.mcpserver.tools.timeout`)."""
         self._input_schema = input_schema
         self._schema_check: Callable[[Any], str | None] | None = None
         self.signature: Signature = inspect_function(fn, self.name, free_form=input_schema is not None)
