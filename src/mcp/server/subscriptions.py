@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from mcp.shared.subscriptions import ServerEvent as ServerEvent
     from mcp.shared.subscriptions import ToolsListChanged as ToolsListChanged
 
+__all__ = ["SUBSCRIPTION_ID_META_KEY", "InMemorySubscriptionBus", "ListenHandler", "PromptsListChanged",
+           "ResourceUpdated", "ResourcesListChanged", "ServerEvent", "SubscriptionBus", "ToolsListChanged"]
+
 logger = logging.getLogger("mcp.server.subscriptions")
 
 _EVENT_NAMES = frozenset({"SUBSCRIPTION_ID_META_KEY", "PromptsListChanged", "ResourcesListChanged", "ResourceUpdated",
