@@ -115,20 +115,25 @@ class ServerRegistration:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
+        portable_schemas: bool | None = None,
+        parameter_docs: bool | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a tool: `@mcp.tool()` (the parentheses are required).
 
         Beyond the official API: `input_schema=` publishes a JSON Schema verbatim instead of the
         one generated from the signature (arguments are then checked against it);
         `required_scopes=` makes calls over authenticated HTTP need those token scopes (else
-        `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them."""
+        `403 insufficient_scope`) and hides the tool from `tools/list` for tokens without them;
+        `portable_schemas=` and `parameter_docs=` override the server's switches for this tool
+        (None: the server's)."""
         if callable(name):
             raise _misuse("tool", "tool()")
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema,
-                          required_scopes=required_scopes)
+                          required_scopes=required_scopes, portable_schemas=portable_schemas,
+                          parameter_docs=parameter_docs)
             return fn
 
         return decorator
@@ -145,6 +150,8 @@ class ServerRegistration:
         structured_output: bool | None = None,
         input_schema: dict[str, Any] | None = None,
         required_scopes: list[str] | None = None,
+        portable_schemas: bool | None = None,
+        parameter_docs: bool | None = None,
     ) -> None:
         base = sys.modules.get("mcp.server.mcpserver.tools.base")
         if base is not None and isinstance(fn, base.Tool):  # an official-style `Tool` model
@@ -161,6 +168,10 @@ class ServerRegistration:
         from mcp.shared.tool_name_validation import validate_and_warn_tool_name
 
         validate_and_warn_tool_name(tool.name)  # a non-SEP-986 name is registered, with a warning
+        portable = self._setting("portable_schemas") if portable_schemas is None else portable_schemas
+        documented = self._setting("parameter_docs") if parameter_docs is None else parameter_docs
+        if portable or documented:  # rewritten once, here: tools/list serves the result
+            tool.publish_schemas(portable_schemas=portable, parameter_docs=documented)
         self._tools[tool.name] = tool
         self._tools_result = None
         if required_scopes:

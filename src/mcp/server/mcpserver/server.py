@@ -109,6 +109,8 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         page_size: int | None = None,
         mask_error_details: bool = True,
         state: Any = None,
+        portable_schemas: bool = False,
+        parameter_docs: bool = False,
         **unexpected: Any,
     ) -> None:
         if unexpected:
@@ -144,7 +146,7 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
             debug=debug, log_level=log_level, warn_on_duplicate_tools=warn_on_duplicate_tools,
             warn_on_duplicate_resources=warn_on_duplicate_resources,
             warn_on_duplicate_prompts=warn_on_duplicate_prompts, dependencies=list(dependencies or []),
-            lifespan=lifespan, auth=auth,
+            lifespan=lifespan, auth=auth, portable_schemas=portable_schemas, parameter_docs=parameter_docs,
         )
         self._settings: Any = None
         self.dependencies: list[str] = self._options["dependencies"]

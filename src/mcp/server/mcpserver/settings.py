@@ -27,3 +27,9 @@ class Settings(BaseModel, Generic[LifespanResultT]):
     """The async context manager run around the server's life."""
     auth: Any
     """The `AuthSettings` (or None)."""
+    portable_schemas: bool = False
+    """Tools publish portable schemas: `$ref`s inlined and the other rewrites strict clients need
+    (`mcp.server.mcpserver.tools.portable_schema`). A tool's `portable_schemas=` overrides it."""
+    parameter_docs: bool = False
+    """Tools take their parameters' descriptions from their docstrings (Google, NumPy or Sphinx
+    style) and keep only the summary as their description. A tool's `parameter_docs=` overrides it."""
