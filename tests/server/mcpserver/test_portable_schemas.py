@@ -379,3 +379,26 @@ def test_the_warning_can_be_made_fatal_by_the_server_author() -> None:
         warnings.simplefilter("error", SchemaPortabilityWarning)
         with pytest.raises(SchemaPortabilityWarning):
             server.add_tool(TOOLS["tree_sum"])
+
+
+def test_draft_07_definitions_and_escaped_names_are_inlined_too() -> None:
+    schema = {
+        "type": "object",
+        "definitions": {"a/b": {"type": "string", "const": "x"}, "Flag": True},
+        "properties": {
+            "p": {"$ref": "#/definitions/a~1b"},
+            "q": {"$ref": "#/definitions/Flag", "description": "any"},
+        },
+    }
+    portable = make_portable(schema)
+    assert portable == {
+        "type": "object",
+        "properties": {"p": {"type": "string", "enum": ["x"]}, "q": {"allOf": [True], "description": "any"}},
+    }
+
+
+def test_an_official_style_tool_model_given_to_the_constructor_follows_the_server_switch() -> None:
+    from mcp.server.mcpserver.tools import Tool
+
+    server = MCPServer("t", tools=[Tool.from_function(TOOLS["place_order"])], portable_schemas=True)
+    assert refs_in(generated(server, "place_order")) == []
