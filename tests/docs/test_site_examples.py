@@ -38,6 +38,7 @@ COVERED = {
     "structured_output/validation.py", "structured_output/opt_out.py", "structured_output/bare_class.py",
     "structured_output/forced.py",
     "servers/library.py", "servers/library_client.py", "servers/lowlevel.py", "servers/timeouts.py",
+    "servers/portable.py",
     "clients/stdio_client.py", "clients/http_client.py",
     "transports/http_server.py", "transports/mounted.py",
     "deployment/shared_state.py", "deployment/Dockerfile", "deployment/nginx.conf",
@@ -267,6 +268,22 @@ async def test_the_low_level_server_sends_its_own_meta_and_structured_content() 
         result = await client.call_tool("add", {"a": 2, "b": 3})
     assert result.structured_content == {"result": 5}
     assert result.meta is not None and result.meta["computed_by"] == "lowlevel"
+
+
+def test_the_portable_example_prints_what_the_servers_page_shows_with_no_ref_left() -> None:
+    page = (DOCS / "servers.md").read_text()
+    shown = page.split("$ python portable.py\n", 1)[1].split("\n```", 1)[0]
+    printed = run_script("servers/portable.py")
+    assert printed.rstrip("\n") == shown
+    assert "$ref" not in printed and "$defs" not in printed
+
+
+@pytest.mark.anyio
+async def test_the_portable_example_still_validates_arguments_by_its_signature() -> None:
+    async with Client(load("servers/portable.py").mcp) as client:
+        ok = await client.call_tool("forecast", {"place": {"city": "Lyon"}, "unit": "imperial"})
+        refused = await client.call_tool("forecast", {"place": {"city": "Lyon"}, "unit": "kelvin"})
+    assert ok.structured_content == {"result": "Sunny in Lyon"} and refused.is_error is True
 
 
 # -- clients and transports ------------------------------------------------------------------------

@@ -18,11 +18,26 @@ from mcp.cli.schema_walk import Schema
 from mcp.cli.talk import TalkOptions, all_pages, talk
 from mcp.cli.target import Target
 
-PORTABLE_REWRITE: Callable[[Schema], Schema] | None = None
-"""Hook for the portable-schemas switch (issue 27 item 1): a function that rewrites one input
-schema as `portable_schemas=True` would publish it. Left None here; when wired, each finding says
-whether the switch clears it (`portableClears` in `--json`), checked by re-running the rule on the
-rewritten schema."""
+
+def portable_rewrite(schema: Schema) -> Schema:
+    """One schema as `portable_schemas=True` publishes it (`make_portable`); a schema the switch
+    cannot rewrite (over its size bound) is returned as it is, so its findings stay."""
+    import warnings
+
+    from mcp.server.mcpserver.tools.portable_schema import SchemaPortabilityError, make_portable
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a recursive model's warning is for the server author
+        try:
+            return make_portable(schema)
+        except SchemaPortabilityError:
+            return schema
+
+
+PORTABLE_REWRITE: Callable[[Schema], Schema] | None = portable_rewrite
+"""The portable-schemas switch's rewrite (issue 27 item 1): each finding says whether
+`portable_schemas=True` clears it (`portableClears` in `--json`), checked by re-running the rule
+on the rewritten schema. Replaceable (None: not reported)."""
 
 
 def pick_clients(names: Sequence[str]) -> list[str]:

@@ -121,6 +121,8 @@ class ServerRegistration(ServerCatalogue):
         required_scopes: list[str] | None = None,
         tags: set[str] | None = None,
         timeout: float | None = None,
+        portable_schemas: bool | None = None,
+        parameter_docs: bool | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a tool: `@mcp.tool()` (the parentheses are required).
 
@@ -131,14 +133,18 @@ class ServerRegistration(ServerCatalogue):
         `tags=` groups it for `enable()`/`disable()` (server-side only: not sent to clients);
         `timeout=` bounds each call to that many seconds (None: the server's `tool_timeout`;
         `math.inf`: no bound even then), past which the caller gets a tool error saying it timed
-        out (`mcp.server.mcpserver.tools.timeout`). A timeout of zero or less is refused here."""
+        out (`mcp.server.mcpserver.tools.timeout`). A timeout of zero or less is refused here.
+
+        `portable_schemas=` and `parameter_docs=` override the server's switches for this tool
+        (None: the server's)."""
         if callable(name):
             raise _misuse("tool", "tool()")
 
         def decorator(fn: F) -> F:
             self.add_tool(fn, name=name, title=title, description=description, annotations=annotations,
                           icons=icons, meta=meta, structured_output=structured_output, input_schema=input_schema,
-                          required_scopes=required_scopes, tags=tags, timeout=timeout)
+                          required_scopes=required_scopes, tags=tags, timeout=timeout,
+                          portable_schemas=portable_schemas, parameter_docs=parameter_docs)
             return fn
 
         return decorator
@@ -157,6 +163,8 @@ class ServerRegistration(ServerCatalogue):
         required_scopes: list[str] | None = None,
         tags: set[str] | None = None,
         timeout: float | None = None,
+        portable_schemas: bool | None = None,
+        parameter_docs: bool | None = None,
     ) -> None:
         """Register `fn` (or an official `Tool` model) as a tool; see `tool()` for the options."""
         found = tag_set(tags)  # checked before anything is registered
@@ -186,6 +194,10 @@ class ServerRegistration(ServerCatalogue):
 
         validate_and_warn_tool_name(tool.name)  # a non-SEP-986 name is registered, with a warning
         self._tag("tool", tool.name, found)
+        portable = self._setting("portable_schemas") if portable_schemas is None else portable_schemas
+        documented = self._setting("parameter_docs") if parameter_docs is None else parameter_docs
+        if portable or documented:  # rewritten once, here: tools/list serves the result
+            tool.publish_schemas(portable_schemas=portable, parameter_docs=documented)
         self._tools[tool.name] = tool
         self._tools_result = None
         if required_scopes:

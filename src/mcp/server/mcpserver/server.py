@@ -124,6 +124,8 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
         state: Any = None,
         capabilities: Any = None,
         tool_timeout: float | None = None,
+        portable_schemas: bool = False,
+        parameter_docs: bool = False,
         **unexpected: Any,
     ) -> None:
         if unexpected:
@@ -162,6 +164,7 @@ class MCPServer(ServerRunning, Generic[LifespanT]):
             warn_on_duplicate_resources=warn_on_duplicate_resources,
             warn_on_duplicate_prompts=warn_on_duplicate_prompts, dependencies=list(dependencies or []),
             lifespan=lifespan, auth=auth, tool_timeout=self._tool_timeout,
+            portable_schemas=portable_schemas, parameter_docs=parameter_docs,
         )
         self._settings: Any = None
         self.dependencies: list[str] = self._options["dependencies"]

@@ -30,3 +30,9 @@ class Settings(BaseModel, Generic[LifespanResultT]):
     tool_timeout: float | None = None
     """Seconds a tool call may run unless the tool's own `timeout=` says otherwise (None: no bound;
     `MCP_TOOL_TIMEOUT` when not given)."""
+    portable_schemas: bool = False
+    """Tools publish portable schemas: `$ref`s inlined and the other rewrites strict clients need
+    (`mcp.server.mcpserver.tools.portable_schema`). A tool's `portable_schemas=` overrides it."""
+    parameter_docs: bool = False
+    """Tools take their parameters' descriptions from their docstrings (Google, NumPy or Sphinx
+    style) and keep only the summary as their description. A tool's `parameter_docs=` overrides it."""

@@ -51,7 +51,7 @@ def _passes_through() -> tuple[type[Exception], ...]:
 class RegisteredTool:
     """One tool: its wire description and its compiled call plan."""
 
-    __slots__ = ("_header_params", "_input_schema", "_schema_check", "_wire", "annotations",
+    __slots__ = ("_described", "_header_params", "_input_schema", "_published", "_schema_check", "_wire", "annotations",
                  "description", "fn", "icons", "mask_errors", "meta", "name", "output", "signature", "timeout", "title")
 
     def __init__(
@@ -73,6 +73,10 @@ class RegisteredTool:
         self.fn = fn
         self.title = title
         self.description = description if description is not None else _docstring(fn)
+        self._described = description is not None
+        """Whether the description was given (not the docstring): `parameter_docs` leaves it whole."""
+        self._published: tuple[dict[str, Any], dict[str, Any] | None] | None = None
+        """The input and output schemas as published under `publish_schemas` (None: as generated)."""
         self.annotations = annotations
         self.icons = icons
         self.meta = meta
@@ -98,14 +102,41 @@ class RegisteredTool:
 
     @property
     def parameters(self) -> dict[str, Any]:
-        """The input schema: generated from the signature, or the one given verbatim."""
+        """The input schema: generated from the signature, or the one given verbatim (as
+        `publish_schemas` rewrote it, when it did)."""
+        if self._published is not None:
+            return self._published[0]
         if self._input_schema is not None:
             return self._input_schema
         return self.signature.input_schema()
 
     @property
     def output_schema(self) -> dict[str, Any] | None:
+        if self._published is not None:
+            return self._published[1]
         return self.output.output_schema
+
+    def publish_schemas(self, *, portable_schemas: bool = False, parameter_docs: bool = False) -> None:
+        """Rewrite the schemas tools/list publishes, once (at registration): `parameter_docs` puts
+        the docstring's parameter descriptions into the input schema and keeps only its summary as
+        the description; `portable_schemas` inlines `$ref`s and makes the other rewrites of
+        `portable_schema`. Both off: the generated schemas, unchanged. A schema that cannot be
+        made (wholly) portable is named in a `SchemaPortabilityWarning` and published as far as
+        it could be rewritten. Arguments are still validated by the signature (or the verbatim
+        schema), never by the published copy."""
+        from mcp.server.mcpserver.tools.publishing import published_schemas
+
+        self._published = None
+        self._wire = None
+        self._header_params = None
+        if not self._described:
+            self.description = _docstring(self.fn)
+        if not (portable_schemas or parameter_docs):
+            return
+        summary, self._published = published_schemas(self, self._input_schema, portable_schemas=portable_schemas,
+                                                      parameter_docs=parameter_docs)
+        if parameter_docs and not self._described:
+            self.description = summary
 
     def to_tool(self) -> Tool:
         """The `Tool` listed by tools/list, as a model (built once from `wire()`)."""
@@ -294,7 +325,7 @@ class RegisteredTool:
         if self.description is not None:
             out["description"] = self.description
         out["inputSchema"] = self.parameters
-        schema = self.output.output_schema
+        schema = self.output_schema
         if schema is not None:
             out["outputSchema"] = schema
         if self.annotations is not None:
