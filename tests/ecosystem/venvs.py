@@ -33,6 +33,7 @@ FASTMCP = "fastmcp==4.1.6"  # FastMCP 4.x: its client and server require mcp>=2.
 AGENTS = "openai-agents==0.24.0"  # the OpenAI Agents SDK: requires mcp>=1.19,<3 (httpx2 on mcp 2.x)
 # pydantic-ai's MCP client (`pydantic_ai.mcp.MCPToolset`, on fastmcp-slim[client]); needs Python 3.11+
 PYDANTIC_AI = "pydantic-ai-slim[mcp]==2.68.0"
+FASTMCP_TASKS = "fastmcp-tasks==4.1.4"  # FastMCP's task server (SEP-2663), on the official SDK: what our tasks client meets
 HAS_PYDANTIC_AI = sys.version_info >= (3, 11)
 MCPKIT = "<mcpkit>"
 """Stands for this checkout in an install step, followed by `python -m mcp.stand_ins`."""
@@ -44,6 +45,7 @@ VENVS: dict[str, list[list[str]]] = {
     # mcpkit, then the libraries in one `pip install`
     "together": [[MCPKIT], [FASTMCP, AGENTS, *([PYDANTIC_AI] if HAS_PYDANTIC_AI else [])]],
     **({"pydantic-ai": [[MCPKIT], [PYDANTIC_AI]]} if HAS_PYDANTIC_AI else {}),
+    "fastmcp-tasks": [[FASTMCP_TASKS]],
 }
 """Each venv's install steps, in order (one `pip install` each)."""
 
