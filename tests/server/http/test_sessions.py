@@ -3,6 +3,8 @@ holds more than `max_sessions` (least recently used idle sessions go first; 503 
 is busy). Requests sweep as they arrive, and while the app's lifespan runs a sweep every quarter of
 the timeout ends idle sessions when no request comes (FastMCP watches `_server_instances` empty)."""
 
+from typing import Any
+
 import anyio
 import pytest
 from httpkit import (
@@ -24,10 +26,9 @@ pytestmark = pytest.mark.anyio
 IDLE = 0.3  # the idle timeout under test: the sleeps of 2 * IDLE below are the idleness itself
 
 
-async def echo(client: object, session_id: str, text: str = "ping") -> int:
-    response = await client.post("/mcp", json=tool_call(1, "echo", {"text": text}),  # type: ignore[attr-defined]
-                                 headers=legacy_headers(session_id))
-    return response.status_code
+async def echo(client: Any, session_id: str, text: str = "ping") -> int:
+    response = await client.post("/mcp", json=tool_call(1, "echo", {"text": text}), headers=legacy_headers(session_id))
+    return int(response.status_code)
 
 
 async def test_an_idle_session_is_evicted_while_other_sessions_keep_the_server_busy(wire: str) -> None:

@@ -4,6 +4,7 @@ list_changed each change sends, per-session rules from `Context`, and `capabilit
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -279,18 +280,18 @@ async def test_per_session_rules_on_a_2026_request_raise_a_clear_error() -> None
         assert "per-session visibility needs a handshake-era session" in result.content[0].text  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize(
-    ("call", "error", "message"),
-    [
-        (lambda m: m.disable(tags={1}), TypeError, "non-empty strings"),
-        (lambda m: m.disable(tags=42), TypeError, "set of strings"),
-        (lambda m: m.disable(kinds={"tools"}), ValueError, "unknown kind 'tools'"),
+BAD_INPUT: list[tuple[Callable[[MCPServer[Any]], object], type[Exception], str]] = [
+        (lambda m: m.disable(tags={1}), TypeError, "non-empty strings"),  # type: ignore[arg-type]
+        (lambda m: m.disable(tags=42), TypeError, "set of strings"),  # type: ignore[arg-type]
+        (lambda m: m.disable(kinds={"tools"}), ValueError, "unknown kind 'tools'"),  # type: ignore[arg-type]
         (lambda m: m.enable(only=True), ValueError, "needs names, tags or kinds"),
         (lambda m: m.tool(tags={""})(lambda: 1), TypeError, "non-empty strings"),
         (lambda m: MCPServer(capabilities=42), TypeError, "capabilities= must be"),
         (lambda m: MCPServer(capabilities={"tools": {"listChanged": "maybe"}}), ValueError, "not a valid"),
-    ],
-)
+]
+
+
+@pytest.mark.parametrize(("call", "error", "message"), BAD_INPUT)
 async def test_bad_input_gets_a_clear_error_and_changes_nothing(call: Any, error: type, message: str) -> None:
     mcp = build()
     with pytest.raises(error, match=message):

@@ -147,12 +147,17 @@ def generated(server: MCPServer, name: str) -> dict[str, Any]:
     return server._tools[name].wire()  # pyright: ignore[reportPrivateUsage]
 
 
+def validator(schema: dict[str, Any]) -> Any:
+    """A Draft 2020-12 validator of `schema` (typed loosely: jsonschema's stubs leave parts unknown)."""
+    return Draft202012Validator(schema)
+
+
 def test_the_portable_input_schema_has_no_ref_and_accepts_exactly_what_the_generated_one_accepts() -> None:
     official = generated(TOOLS["build"](), "place_order")["inputSchema"]
     portable = make_portable(official)
     assert "$defs" in official and refs_in(official)
     assert refs_in(portable) == [] and "$defs" not in portable and "discriminator" not in json.dumps(portable)
-    before, after = Draft202012Validator(official), Draft202012Validator(portable)
+    before, after = validator(official), validator(portable)
     Draft202012Validator.check_schema(portable)
     for sample in GOOD:
         assert before.is_valid(sample) and after.is_valid(sample), sample
@@ -193,7 +198,7 @@ def test_every_rewrite_is_the_documented_one() -> None:
 
 
 def test_a_sibling_description_wins_and_a_conflicting_assertion_keeps_the_body_in_all_of() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "$defs": {"Size": {"type": "integer", "description": "a size", "maximum": 10}},
         "type": "object",
         "properties": {
@@ -233,9 +238,9 @@ def test_a_recursive_model_keeps_only_its_own_definition_and_is_named_with_its_c
     portable = make_portable(schema)
     assert sorted(portable["$defs"]) == ["Branch", "Trunk"]  # Leaf, not recursive, is inlined
     assert portable["$defs"]["Branch"]["properties"]["leaf"]["properties"]["label"] == {"type": "string"}
-    valid = {"trunk": {"branches": [{"leaf": {"label": "x"}, "trunk": {"branches": []}}]}}
-    assert Draft202012Validator(portable).is_valid(valid)
-    assert not Draft202012Validator(portable).is_valid({"trunk": {"branches": [{"leaf": {}}]}})
+    valid: dict[str, Any] = {"trunk": {"branches": [{"leaf": {"label": "x"}, "trunk": {"branches": []}}]}}
+    assert validator(portable).is_valid(valid)
+    assert not validator(portable).is_valid({"trunk": {"branches": [{"leaf": {}}]}})
 
 
 def test_registering_a_recursive_model_under_the_switch_warns_naming_the_tool_model_and_reason() -> None:
@@ -267,7 +272,7 @@ def test_an_inlining_that_would_explode_is_refused_by_name_and_the_tool_keeps_it
     with pytest.warns(
         SchemaPortabilityWarning, match="Tool 'deep': its input schema is published as generated"
     ):
-        server.add_tool(deep, portable_schemas=True)
+        server.add_tool(deep, portable_schemas=True)  # pyright: ignore[reportUnknownArgumentType]
     assert generated(server, "deep")["inputSchema"] == schema
 
 
@@ -306,7 +311,7 @@ def test_the_output_schema_is_made_portable_too_and_results_still_validate() -> 
     wire = generated(server, "place_order")
     assert refs_in(wire["outputSchema"]) == [] and "$defs" not in wire["outputSchema"]
     assert wire["outputSchema"]["properties"]["pet"]["anyOf"][1]["properties"]["kind"]["enum"] == ["dog"]
-    assert Draft202012Validator(wire["outputSchema"]).is_valid(GOOD[1]["order"]["customer"])
+    assert validator(wire["outputSchema"]).is_valid(GOOD[1]["order"]["customer"])
 
 
 def test_the_portable_schemas_are_computed_once_at_registration() -> None:
