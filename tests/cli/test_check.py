@@ -61,7 +61,9 @@ def test_the_json_report_has_a_stable_shape_for_ci() -> None:
     assert set(report) == {"server", "clients", "tools", "clean", "findings"}
     assert (report["server"], report["clients"], report["tools"], report["clean"]) == ("Atlas", ["kimi"], 7, False)
     for row in report["findings"]:
-        assert set(row) == {"tool", "client", "rule", "text", "locations", "source", "fix", "portableSchemasFix"}
+        assert set(row) == {"tool", "client", "rule", "text", "locations", "source", "fix", "portableSchemasFix",
+                            "portableClears"}
+        assert isinstance(row["portableClears"], bool)
         assert row["client"] == "kimi" and row["rule"].startswith("kimi/") and row["source"] and row["fix"]
 
 
