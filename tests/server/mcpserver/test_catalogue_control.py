@@ -341,3 +341,28 @@ async def test_a_server_that_advertises_no_tools_list_changed_sends_none() -> No
         await heard.wait_for(PROMPTS_CHANGED)
         assert TOOLS_CHANGED not in heard.methods
         assert "wipe" not in names(await client.list_tools())
+
+
+async def test_completion_offers_no_values_for_a_hidden_prompt_or_template_and_the_usual_ones_otherwise() -> None:
+    mcp = build()
+    asked: list[str] = []
+
+    @mcp.completion()
+    async def complete(ref: Any, argument: Any, context: Any) -> list[str]:
+        asked.append(getattr(ref, "name", None) or ref.uri)
+        return ["alpha", "beta"]
+
+    mcp.disable(tags={"admin"}, kinds={"template", "prompt"})
+    prompt_ref = {"type": "ref/prompt", "name": "triage"}
+    template_ref = {"type": "ref/resource", "uri": "users://{user_id}"}
+    for mode in ("legacy", "2026-07-28"):
+        async with Client(mcp, mode=mode) as client:
+            for ref in (prompt_ref, template_ref):
+                hidden = await client.complete(ref, {"name": "issue", "value": "a"})
+                assert hidden.completion.values == []
+    assert asked == []  # the handler never learns of a hidden item either
+    mcp.enable(tags={"admin"})
+    async with Client(mcp) as client:
+        shown = await client.complete(prompt_ref, {"name": "issue", "value": "a"})
+        assert shown.completion.values == ["alpha", "beta"]
+    assert asked == ["triage"]

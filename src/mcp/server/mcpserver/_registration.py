@@ -366,7 +366,25 @@ class ServerRegistration(ServerCatalogue):
         """completion/complete, answered by the one handler `completion()` registered."""
         handler = self._completion
         assert handler is not None
+        if self._catalogue is not None and self._hidden_reference(params.ref, ctx.session):
+            from mcp.server.mcpserver.completions import to_complete_result
+
+            return to_complete_result(None)  # what an unknown name gets from most handlers: no values
         return await handler.complete(params.ref, params.argument, params.context)
+
+    def _hidden_reference(self, ref: Any, session: Any) -> bool:
+        """Whether the prompt or resource template a completion `ref` names is hidden from
+        `session`: then its argument values are not offered, so that completion does not reveal it."""
+        if isinstance(ref, dict):
+            ref = cast("dict[str, Any]", ref)
+            kind, key = ref.get("type"), ref.get("name") or ref.get("uri")
+        else:
+            kind, key = getattr(ref, "type", None), getattr(ref, "name", None) or getattr(ref, "uri", None)
+        if not isinstance(key, str):
+            return False
+        if kind == "ref/prompt":
+            return self._hidden("prompt", key, session)
+        return self._hidden("template", key, session) or self._hidden_resource(key, session)
 
 
 _context_class: Any = None
