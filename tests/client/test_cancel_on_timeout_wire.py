@@ -67,6 +67,10 @@ async def test_a_call_the_client_gives_up_on_is_cancelled_on_the_wire(
     assert [m["method"] for m in cancelled] == ["notifications/cancelled"]
     assert cancelled[0]["params"]["requestId"] == call["id"]
     assert "id" not in cancelled[0]
+    if "max_total_timeout" in timeouts:  # the reason names what gave up
+        assert cancelled[0]["params"]["reason"] == "max_total_timeout of 0.5s reached"
+    else:
+        assert cancelled[0]["params"]["reason"] == "timed out after 0.3s"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])

@@ -17,6 +17,10 @@ current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", d
 """Transport metadata of the request being served in this task: messages sent while serving it
 (progress, logs, server->client requests) follow the request back to where it came from."""
 
+abandon_reason: ContextVar[str] = ContextVar("mcp_outgoing_abandon_reason", default="caller cancelled")
+"""The `reason` of the `notifications/cancelled` sent when the caller's task stops waiting for an
+outgoing request; a deadline that cancels the wait (`max_total_timeout`) sets it to say so."""
+
 
 class CancellationFlag:
     """Set once the request being served was cancelled; plain data, so a worker thread may read it."""

@@ -11,7 +11,7 @@ from typing import Any, cast
 import anyio
 
 from mcp._engine import tap
-from mcp._engine.calls import PendingRequest, current_metadata
+from mcp._engine.calls import PendingRequest, abandon_reason, current_metadata
 from mcp._engine.seam import RoutedMetadata, WireWriter
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
@@ -122,7 +122,7 @@ class PeerOutgoing:
                         and not _resumable(metadata)):
                     with anyio.move_on_after(1, shield=True):
                         await self.send_notification("notifications/cancelled",
-                                                     {"requestId": request_id, "reason": "caller cancelled"}, metadata)
+                                                     {"requestId": request_id, "reason": abandon_reason.get()}, metadata)
                 raise
             if clock.timed_out:
                 if method == "initialize" or _resumable(metadata):  # the spec forbids cancelling the handshake

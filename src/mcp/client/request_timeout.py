@@ -32,6 +32,7 @@ from typing import Final
 
 import anyio
 
+from mcp._engine.calls import abandon_reason
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import REQUEST_TIMEOUT
 
@@ -70,8 +71,12 @@ def total_deadline(method: str, max_total_timeout: float | None) -> Iterator[Non
     if max_total_timeout is None:
         yield
         return
-    with anyio.move_on_after(max_total_timeout) as scope:
-        yield
+    reason = abandon_reason.set(f"max_total_timeout of {max_total_timeout}s reached")
+    try:
+        with anyio.move_on_after(max_total_timeout) as scope:
+            yield
+    finally:
+        abandon_reason.reset(reason)
     if scope.cancelled_caught:
         raise MCPError(REQUEST_TIMEOUT, f"Request '{method}' timed out: max_total_timeout of {max_total_timeout}s "
                                         "reached")
