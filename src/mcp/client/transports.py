@@ -27,9 +27,7 @@ def open_transport(target: Any, *, raise_exceptions: bool = False) -> Any:
         return streamable_http_client(target)
     lowlevel = lowlevel_server(target)
     if lowlevel is not None:
-        from mcp.client._memory import InMemoryTransport
-
-        return InMemoryTransport(lowlevel, raise_exceptions=raise_exceptions)
+        return in_memory(lowlevel, raise_exceptions=raise_exceptions)
     if hasattr(target, "__aenter__"):
         return target
     raise TypeError(f"Client() cannot connect to {type(target).__name__}: pass an MCPServer, a Server, a URL, "

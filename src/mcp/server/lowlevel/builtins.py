@@ -32,26 +32,6 @@ def _initialize_params(params: Any) -> tuple[str, dict[str, Any], dict[str, Any]
     return version, cast("dict[str, Any]", capabilities), cast("dict[str, Any]", client_info)
 
 
-def _capabilities(server: Any, version: str | None) -> dict[str, Any]:
-    """The capabilities `initialize`/`server/discover` declare, as a wire object: derived from the
-    handlers, unless a subclass overrides `get_capabilities` (or, on the handshake era,
-    `create_initialization_options`), which the official handlers call and FastMCP overrides to
-    advertise its extensions; then what the override returns."""
-    from mcp.server.lowlevel.server import Server
-
-    cls: Any = server.__class__
-    if version in MODERN_VERSIONS:
-        if cls.get_capabilities is Server.get_capabilities:
-            return server.capabilities_wire()
-        model = server.get_capabilities(protocol_version=version)
-    elif cls.get_capabilities is Server.get_capabilities and (
-            cls.create_initialization_options is Server.create_initialization_options):
-        return server.capabilities_wire()
-    else:
-        model = server.create_initialization_options().capabilities
-    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
-
-
 async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
     requested, capabilities, client_info = _initialize_params(params)
     session = ctx.session
@@ -62,7 +42,7 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
         version = session.complete_initialize(requested, client_info, capabilities)
         server.handshake_sessions.add(session)
     ctx.protocol_version = version
-    capabilities_out = _capabilities(server, version)
+    capabilities_out = server.capabilities_for(version)
     if server.has_handler("logging/setLevel"):
         # Deprecated on the 2026-07-28 wire (so not advertised there), but served on this one: a
         # server that sends log notifications must declare `logging` (spec, server utilities).
@@ -77,7 +57,7 @@ async def initialize(ctx: ServerRequestContext[Any], params: Any) -> Any:
 async def discover(ctx: ServerRequestContext[Any], params: Any) -> Any:
     server = ctx.session.server
     versions = MODERN_VERSIONS if ctx.protocol_version in MODERN_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS
-    wire: dict[str, Any] = {"supportedVersions": list(versions), "capabilities": _capabilities(server, ctx.protocol_version)}
+    wire: dict[str, Any] = {"supportedVersions": list(versions), "capabilities": server.capabilities_for(ctx.protocol_version)}
     if server.instructions is not None:
         wire["instructions"] = server.instructions
     return WireResult(wire)

@@ -218,10 +218,10 @@ class Server(Generic[LifespanT]):
     # -- registration -------------------------------------------------------------------------
 
     def _register_builtins(self, on_ping: Handler | None) -> None:
-        from mcp.server.lowlevel import builtins
+        from mcp.server.lowlevel.builtins import discover, initialize
 
-        self._request_handlers["initialize"] = HandlerEntry(None, builtins.initialize)
-        self._request_handlers["server/discover"] = HandlerEntry(None, builtins.discover)
+        self._request_handlers["initialize"] = HandlerEntry(None, initialize)
+        self._request_handlers["server/discover"] = HandlerEntry(None, discover)
         self._request_handlers["ping"] = HandlerEntry(None, on_ping or _ping_handler)
 
     def add_request_handler(self, method: str, params_type: Any, handler: Handler) -> None:
@@ -350,6 +350,23 @@ class Server(Generic[LifespanT]):
         if self.capability_hook is not None:
             caps = self.capability_hook(caps)
         return caps
+
+    def capabilities_for(self, version: str | None) -> dict[str, Any]:
+        """The capabilities `initialize`/`server/discover` declare at `version`, as a wire object:
+        derived from the handlers, unless a subclass overrides `get_capabilities` (or, on the
+        handshake era, `create_initialization_options`), which the official handlers call and
+        FastMCP overrides to advertise its extensions; then what the override returns."""
+        cls = type(self)
+        if version in MODERN_VERSIONS:
+            if cls.get_capabilities is Server.get_capabilities:
+                return self.capabilities_wire()
+            model = self.get_capabilities(protocol_version=version)
+        elif cls.get_capabilities is Server.get_capabilities and (
+                cls.create_initialization_options is Server.create_initialization_options):
+            return self.capabilities_wire()
+        else:
+            model = self.create_initialization_options().capabilities
+        return model.model_dump(by_alias=True, exclude_none=True, mode="json")
 
     def get_capabilities(
         self,

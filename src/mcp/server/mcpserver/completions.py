@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeAlias, cast
 
 from mcp._engine.workers import run_sync
-from mcp.server.mcpserver.signature import is_async_callable
+from mcp.server.mcpserver.hints import is_async_callable
 from mcp.types import (
     CompleteResult,
     Completion,

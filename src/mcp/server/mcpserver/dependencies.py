@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Generic, cast, get_args, get_o
 from typing_extensions import TypeVar
 
 from mcp._engine.workers import run_sync
+from mcp.server.mcpserver.hints import is_async_callable, is_context_annotation, resolve_hints
 from mcp.server.validation import validate_tool_use_result_messages, wants_sampling_tools
 from mcp.shared.exceptions import InvalidSignature, MCPError
 from mcp.types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
@@ -133,8 +134,6 @@ def resolve_marker(annotation: Any) -> tuple[Any, Resolve] | None:
 
 
 def compile_graph(tool_name: str, resolved: dict[str, tuple[Any, Resolve]], argument_names: set[str]) -> ResolverGraph:
-    from mcp.server.mcpserver.signature import is_async_callable, is_context_annotation, resolve_hints
-
     graph = ResolverGraph()
     visiting: list[Any] = []
 

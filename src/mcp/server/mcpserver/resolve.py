@@ -22,7 +22,7 @@ from mcp.server.mcpserver.dependencies import (
     _wants_full_elicitation,  # pyright: ignore[reportPrivateUsage]
     resolve_marker,
 )
-from mcp.server.mcpserver.signature import resolve_hints
+from mcp.server.mcpserver.hints import resolve_hints
 
 __all__ = [
     "AcceptedElicitation",

@@ -159,7 +159,8 @@ class Tasks(Extension):
 
     def add_tool(self, fn: Callable[..., Any], *, task_support: TaskSupport = "optional", ttl_ms: int | None = None,
                  name: str | None = None, meta: dict[str, Any] | None = None, **tool_kwargs: Any) -> None:
-        from mcp.server.mcpserver.signature import inspect_function, resolve_hints
+        from mcp.server.mcpserver.hints import resolve_hints
+        from mcp.server.mcpserver.signature import inspect_function
 
         _check_support(task_support)
         if ttl_ms is not None:
@@ -181,7 +182,7 @@ class Tasks(Extension):
 
     def _wrap(self, fn: Callable[..., Any], tool_name: str, context_param: str | None,
               hints: dict[str, Any]) -> Callable[..., Awaitable[Any]]:
-        from mcp.server.mcpserver.signature import is_async_callable
+        from mcp.server.mcpserver.hints import is_async_callable
 
         is_async = is_async_callable(fn)
 

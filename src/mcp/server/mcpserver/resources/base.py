@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 
 from mcp._engine.workers import run_sync
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.mcpserver.signature import is_async_callable
+from mcp.server.mcpserver.hints import is_async_callable
 from mcp.types import Annotations, Icon
 from mcp.types import Resource as WireResource
 

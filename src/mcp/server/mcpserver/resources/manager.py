@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from mcp.server.mcpserver.hints import is_context_annotation, resolve_hints
 from mcp.server.mcpserver.resources.base import FunctionResource, ReadResourceContents, Resource
 from mcp.server.mcpserver.resources.security import (
     DEFAULT_RESOURCE_SECURITY,
@@ -19,7 +20,6 @@ from mcp.server.mcpserver.resources.security import (
     ResourceSecurityError,
 )
 from mcp.server.mcpserver.resources.templates import ResourceTemplate
-from mcp.server.mcpserver.signature import is_context_annotation, resolve_hints
 from mcp.shared.exceptions import MCPError, ResourceError, ResourceNotFoundError, UnexpectedResourceError
 from mcp.shared.uri_template import UriTemplate
 from mcp.types import Annotations, Icon

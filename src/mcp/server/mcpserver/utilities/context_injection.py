@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, get_args
 
-from mcp.server.mcpserver.signature import is_context_annotation, resolve_hints
+from mcp.server.mcpserver.hints import is_context_annotation, resolve_hints
 
 
 def find_context_parameter(fn: Callable[..., Any]) -> str | None:
