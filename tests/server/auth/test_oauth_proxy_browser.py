@@ -198,8 +198,9 @@ async def test_chromium_refuses_to_show_the_consent_page_in_another_sites_frame(
     ],
 )
 async def test_a_consent_posted_from_another_origin_is_refused_and_the_users_own_click_still_works(
-    world: World, origin: str, fields: str
+    world: World, origin: str, fields: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="mcp.server.auth")
     victim = await world.consent_page()  # the user has the page open: the CSRF cookie is set
     txn = await victim.get_attribute("input[name=txn]", "value")
     csrf = await victim.get_attribute("input[name=csrf]", "value")
@@ -236,6 +237,9 @@ async def test_a_consent_posted_from_another_origin_is_refused_and_the_users_own
     # nothing was issued: no sign-in at the provider, the client heard nothing
     assert "authorize" not in world.idp.requests
     assert not [visit for visit in world.client.visits if visit[0] == "/callback"]
+    # the refusal is logged, without the transaction or its token
+    assert "CSRF token missing or wrong" in caplog.text
+    assert txn not in caplog.text and csrf not in caplog.text
 
     await victim.click("#approve")
     query = await world.landed(victim)
