@@ -4,11 +4,14 @@ the client's storage."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
+import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 from fake_idp import CLIENT_ID, CLIENT_SECRET, FakeIdP
@@ -85,6 +88,69 @@ class UserAgent:
 
     async def callback(self) -> AuthorizationCodeResult:
         return AuthorizationCodeResult(code=self.result["code"], state=self.result.get("state"))
+
+
+def pkce() -> tuple[str, str]:
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    return verifier, challenge
+
+
+class Flow:
+    """One client registered by DCR (`client_name`, one redirect URI) driving the proxy by hand:
+    the authorization URL (PKCE, `state="client-state"`), the code's exchange at `/token`."""
+
+    def __init__(
+        self, http: httpx.AsyncClient, base: str, client_name: str = "Notes CLI", redirect: str = REDIRECT
+    ) -> None:
+        self.http, self.base = http, base
+        self.client_name, self.redirect = client_name, redirect
+        self.client: dict[str, Any] = {}
+        self.verifier, self.challenge = pkce()
+
+    async def register(self) -> None:
+        response = await self.http.post(
+            f"{self.base}/register",
+            json={
+                "client_name": self.client_name,
+                "redirect_uris": [self.redirect],
+                "token_endpoint_auth_method": "none",
+            },
+        )
+        assert response.status_code == 201, response.text
+        self.client = response.json()
+
+    def authorize_url(self, **overrides: str) -> str:
+        params = {
+            "response_type": "code",
+            "client_id": self.client["client_id"],
+            "redirect_uri": self.redirect,
+            "code_challenge": self.challenge,
+            "code_challenge_method": "S256",
+            "state": "client-state",
+            "resource": f"{self.base}/mcp",
+            "scope": "notes",
+            **overrides,
+        }
+        return f"{self.base}/authorize?{urlencode(params)}"
+
+    async def code(self, agent: UserAgent | None = None) -> str:
+        result = await (agent or UserAgent()).visit(self.authorize_url())
+        assert result.get("state") == "client-state", result
+        return result["code"]
+
+    async def token(self, **form: str) -> httpx.Response:
+        return await self.http.post(
+            f"{self.base}/token", data={"client_id": self.client["client_id"], **form}
+        )
+
+    async def exchange(self, code: str, verifier: str | None = None) -> httpx.Response:
+        return await self.token(
+            grant_type="authorization_code",
+            code=code,
+            redirect_uri=self.redirect,
+            code_verifier=verifier or self.verifier,
+        )
 
 
 def notes_server(proxy: OAuthProxy) -> MCPServer:

@@ -6,18 +6,15 @@ metadata and CIMD clients."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import logging
 import secrets
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 import pytest
 from fake_idp import CLIENT_SECRET
-from proxykit import REDIRECT, SECRET, UserAgent, hidden_fields, proxied_server
+from proxykit import REDIRECT, SECRET, Flow, UserAgent, hidden_fields, proxied_server
 
 from mcp.server.auth.proxy import InMemoryProxyStore, OAuthProxy, UpstreamProvider
 
@@ -29,70 +26,11 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def pkce() -> tuple[str, str]:
-    verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-    return verifier, challenge
-
-
-class Flow:
-    """One registered client driving the proxy by hand."""
-
-    def __init__(self, http: httpx.AsyncClient, base: str) -> None:
-        self.http, self.base = http, base
-        self.client: dict[str, Any] = {}
-        self.verifier, self.challenge = pkce()
-
-    async def register(self) -> None:
-        response = await self.http.post(
-            f"{self.base}/register",
-            json={
-                "client_name": "<b>Evil</b> & Co",
-                "redirect_uris": [REDIRECT],
-                "token_endpoint_auth_method": "none",
-            },
-        )
-        assert response.status_code == 201, response.text
-        self.client = response.json()
-
-    def authorize_url(self, **overrides: str) -> str:
-        params = {
-            "response_type": "code",
-            "client_id": self.client["client_id"],
-            "redirect_uri": REDIRECT,
-            "code_challenge": self.challenge,
-            "code_challenge_method": "S256",
-            "state": "client-state",
-            "resource": f"{self.base}/mcp",
-            "scope": "notes",
-            **overrides,
-        }
-        return f"{self.base}/authorize?{urlencode(params)}"
-
-    async def code(self, agent: UserAgent | None = None) -> str:
-        result = await (agent or UserAgent()).visit(self.authorize_url())
-        assert result.get("state") == "client-state", result
-        return result["code"]
-
-    async def token(self, **form: str) -> httpx.Response:
-        return await self.http.post(
-            f"{self.base}/token", data={"client_id": self.client["client_id"], **form}
-        )
-
-    async def exchange(self, code: str, verifier: str | None = None) -> httpx.Response:
-        return await self.token(
-            grant_type="authorization_code",
-            code=code,
-            redirect_uri=REDIRECT,
-            code_verifier=verifier or self.verifier,
-        )
-
-
 @pytest.fixture
 async def github() -> AsyncIterator[tuple[Any, OAuthProxy, Flow]]:
     with proxied_server("github", timeout=1.0) as (idp, proxy, base):
         async with httpx.AsyncClient(timeout=10) as http:
-            flow = Flow(http, base)
+            flow = Flow(http, base, client_name="<b>Evil</b> & Co")
             await flow.register()
             yield idp, proxy, flow
 

@@ -1,7 +1,8 @@
 """The consent page: which client asks for what, approved or denied by the signed-in user's click.
 
 The page names the client (its registered name and client id), where the browser goes afterwards
-(the redirect URI) and the scopes asked for. It must not be framed (`X-Frame-Options: DENY`, CSP
+(the redirect URI's host, shown apart so that a look-alike name cannot hide it, and the whole URI)
+and the scopes asked for. It must not be framed (`X-Frame-Options: DENY`, CSP
 `frame-ancestors 'none'`: no clickjacking), is never cached, and its form carries a CSRF token
 bound to the transaction. The same token goes in an `HttpOnly`, `SameSite=Strict` cookie scoped to
 the consent path, so an approval counts only when posted by the browser that was shown the page.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from starlette.responses import HTMLResponse
 
@@ -48,13 +50,15 @@ def consent_page(
     e = html.escape
     scope_items = "".join(f"<li><code>{e(s)}</code></li>" for s in scopes) or "<li>(no scopes)</li>"
     who = e(client_name) if client_name else "An unnamed application"
+    target = urlsplit(redirect_uri)
+    host = target.netloc or f"{target.scheme}:"  # an app's own scheme (`myapp:/cb`) has no host
     body = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Authorize {who}</title><style>{_STYLE}</style></head>
 <body>
 <h1 id="title">Authorize {who}?</h1>
 <p>Client id: <code id="client-id">{e(client_id)}</code></p>
 <p>After you approve, you sign in with {e(provider_name)} and are sent back to
-<code id="redirect-uri">{e(redirect_uri)}</code></p>
+<strong id="redirect-host">{e(host)}</strong> at <code id="redirect-uri">{e(redirect_uri)}</code></p>
 <p>It asks for:</p><ul id="scopes">{scope_items}</ul>
 <form method="post" action="{CONSENT_PATH}">
 <input type="hidden" name="txn" value="{e(transaction)}">
