@@ -21,7 +21,6 @@ from typing import Any, Final, TypeGuard, TypeVar, cast, get_args
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 import mcp.types as types
-from mcp._protocol.revisions import prune_result
 from mcp.types.methods import Kind, MethodInfo, Sender, core_methods
 from mcp.types.version import KNOWN_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
@@ -331,6 +330,8 @@ def serialize_server_result(
     # 2025-11-25 schema's, as officially): a model's defaults (`isError: false`) and the fields the
     # era lacks (`resultType` before 2026-07-28) are not the surface's to add.
     wire = adapter.dump_python(value, by_alias=True, mode="json", exclude_none=True, exclude_unset=True)
+    from mcp._protocol.revisions import prune_result  # the per-revision shapes (stdlib-only, on use)
+
     return prune_result(method, wire, version if version in MODERN_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION)
 
 
