@@ -170,3 +170,31 @@ def test_the_check_rules_load_no_cli_toolkit_pydantic_or_event_loop() -> None:
     test can import it without click, rich, pydantic or anyio."""
     modules = _modules_after("import mcp.cli.client_rules")
     assert _loaded(modules, ("click", "rich", "pydantic", "anyio", *HTTP_STACK)) == []
+
+
+_BLOCK_LEGACY_HTTPX = (
+    "import sys\n"
+    "class Block:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] in ('httpx', 'httpcore'):\n"
+    "            raise ImportError(f'{name} is blocked')\n"
+    "sys.meta_path.insert(0, Block())\n"
+)
+
+
+def test_the_oauth_providers_import_and_serve_httpx2_where_the_legacy_httpx_is_not_installed() -> None:
+    """The SDK needs only httpx2 (as the official one): the providers are also `httpx.Auth`s where
+    httpx is installed, but an environment without it (FastMCP's clean-install check blocks it)
+    still imports them, and their flows build their own requests with httpx2."""
+    modules = _modules_after(
+        _BLOCK_LEGACY_HTTPX
+        + "import httpx2\n"
+        "from mcp.client.auth import OAuthClientProvider\n"
+        "from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider\n"
+        "import mcp.client.auth.extensions.identity_assertion, mcp.client.auth.extensions.workload_identity\n"
+        "from mcp.client.auth.utils import create_oauth_metadata_request\n"
+        "assert issubclass(OAuthClientProvider, httpx2.Auth) and issubclass(ClientCredentialsOAuthProvider, httpx2.Auth)\n"
+        "assert isinstance(create_oauth_metadata_request('https://as.example/m'), httpx2.Request)\n"
+    )
+    assert "mcp.client.auth.oauth2" in modules
+    assert _loaded(modules, ("httpx", "httpcore")) == []

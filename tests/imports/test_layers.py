@@ -29,7 +29,7 @@ integrations are loaded on use). The upward ones are kept in `FUNCTION_LEVEL_UP_
 exact, so that a new one is a decision someone made, not an accident.
 
 When written: 215 modules, 1310 imports of our own modules, 3 upward arrows at module level,
-14 upward lazy imports (the two arrow counts are asserted, so update them with the lists).
+15 upward lazy imports (the two arrow counts are asserted, so update them with the lists).
 """
 
 from __future__ import annotations
@@ -145,6 +145,7 @@ FUNCTION_LEVEL_UP_ARROWS: set[str] = {
     "mcp.server.tasks._extension -> mcp.server.auth.middleware.auth_context",
     "mcp.server.tasks._extension -> mcp.server.request_state",
     "mcp.shared.exceptions -> mcp.types",
+    "mcp.types._method_maps -> mcp._protocol.revisions",  # serialize_server_result: the era's shape, on use
 }
 
 

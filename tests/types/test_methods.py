@@ -10,6 +10,7 @@ import pytest
 
 import mcp.types as types
 from mcp.types import methods
+from mcp.types._method_maps import SchemaInputRequiredResult, SchemaResult
 from mcp.types.version import SUPPORTED_PROTOCOL_VERSIONS
 from schema_check import find_spec_dir
 
@@ -118,8 +119,8 @@ def test_the_official_surface_maps_key_models_by_method_and_revision() -> None:
     assert methods.CLIENT_REQUESTS[("tools/call", "2026-07-28")] is types.CallToolRequest
     assert ("initialize", "2026-07-28") not in methods.CLIENT_REQUESTS
     assert methods.SERVER_REQUESTS[("elicitation/create", "2025-06-18")] is types.ElicitRequest
-    assert methods.SERVER_RESULTS[("ping", "2024-11-05")] is types.Result  # the schema's EmptyResult is Result
-    assert methods.SERVER_RESULTS[("tools/call", "2026-07-28")] == types.CallToolResult | types.InputRequiredResult
+    assert methods.SERVER_RESULTS[("ping", "2024-11-05")] is SchemaResult  # the schema's EmptyResult is Result
+    assert methods.SERVER_RESULTS[("tools/call", "2026-07-28")] == types.CallToolResult | SchemaInputRequiredResult
     assert methods.SERVER_RESULTS[("tools/call", "2025-11-25")] is types.CallToolResult
     assert methods.CLIENT_RESULTS[("roots/list", "2025-11-25")] is types.ListRootsResult
     assert methods.SERVER_NOTIFICATIONS[("notifications/subscriptions/acknowledged", "2026-07-28")] is (

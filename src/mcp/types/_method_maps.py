@@ -18,11 +18,11 @@ from functools import cache
 from types import MappingProxyType, UnionType
 from typing import Any, Final, TypeGuard, TypeVar, cast, get_args
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 import mcp.types as types
 from mcp.types.methods import Kind, MethodInfo, Sender, core_methods
-from mcp.types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp.types.version import KNOWN_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
 __all__ = [
     "CLIENT_NOTIFICATIONS",
@@ -65,11 +65,36 @@ def _rows(sender: Sender, kind: Kind) -> Iterable[tuple[str, MethodInfo]]:
     )
 
 
+class SchemaInputRequiredResult(types.Result):
+    """The 2026-07-28 schema's `InputRequiredResult`, the second arm of an input-required surface row.
+
+    The schema types `resultType` as any string and requires nothing else, so this arm admits every
+    result its method's own model does not: an extension's (a task's `resultType: "task"`) passes
+    validation and is dumped to the schema's fields, its own fields dropped, as the official
+    per-version surface does (FastMCP's task server widens this row to keep them). The monolith's
+    `InputRequiredResult` (`"input_required"` only, one of its two fields present) stays what
+    parsing returns.
+    """
+
+    model_config = ConfigDict(title="InputRequiredResult")
+
+    result_type: str
+    input_requests: types.InputRequests | None = None
+    request_state: str | None = None
+
+
+class SchemaResult(types.Result):
+    """The schema's `Result`, the surface row of a method answered by an empty result (`ping`,
+    `logging/setLevel`, ...): the schema lets it carry any field, so its fields are kept."""
+
+    model_config = ConfigDict(title="Result", extra="allow")
+
+
 def _surface_result(info: MethodInfo, version: str) -> SurfaceRow:
     assert info.result is not None
-    own = _model("Result" if info.result == "EmptyResult" else info.result)
+    own = SchemaResult if info.result == "EmptyResult" else _model(info.result)
     if version in info.input_required and version in MODERN_PROTOCOL_VERSIONS:
-        return own | _model("InputRequiredResult")
+        return own | SchemaInputRequiredResult
     return own
 
 
@@ -289,8 +314,9 @@ def serialize_server_result(
     *,
     surface: Mapping[tuple[str, str], type[BaseModel] | UnionType] = SERVER_RESULTS,
 ) -> dict[str, Any]:
-    """Validate a server result against `surface` and return it as the wire dict of that row
-    (spec names, unset optional fields left out).
+    """Validate a server result against `surface` and return it as the wire dict of that row:
+    spec names, only the fields `data` carried that the row's schema has (an extension result on a
+    2026-07-28 input-required row keeps just its `resultType`), nothing defaulted in.
 
     Raises `ValueError` for an unknown `version`, `KeyError` when `(method, version)` is not in
     `surface`, `pydantic.ValidationError` when the result does not fit.
@@ -300,7 +326,13 @@ def serialize_server_result(
     _require_envelope(row, version, data)
     adapter = _adapter(row)
     value = adapter.validate_python(data, by_name=False)
-    return adapter.dump_python(value, by_alias=True, mode="json", exclude_none=True)
+    # Only what `data` carried, in the shape of `version`'s era (every handshake-era row is the
+    # 2025-11-25 schema's, as officially): a model's defaults (`isError: false`) and the fields the
+    # era lacks (`resultType` before 2026-07-28) are not the surface's to add.
+    wire = adapter.dump_python(value, by_alias=True, mode="json", exclude_none=True, exclude_unset=True)
+    from mcp._protocol.revisions import prune_result  # the per-revision shapes (stdlib-only, on use)
+
+    return prune_result(method, wire, version if version in MODERN_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION)
 
 
 _ENVELOPE: Final = (("result_type", "resultType"), ("ttl_ms", "ttlMs"), ("cache_scope", "cacheScope"))

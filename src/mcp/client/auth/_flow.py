@@ -1,4 +1,4 @@
-"""Composing OAuth auth flows: `Flow` (what an `httpx.Auth` async flow is), `SubFlow`, which
+"""Composing OAuth auth flows: `Flow` (what an `httpx2.Auth` async flow is), `SubFlow`, which
 runs one flow from inside another (async generators cannot `yield from`), and `EitherLibraryAuth`,
 the base that makes a provider an auth of both `httpx2` and `httpx` clients."""
 
@@ -6,23 +6,42 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncGenerator, Callable, Generator
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-import httpx
 import httpx2
 
 from mcp.client._http_library import library_of, request_for
 
-Flow = AsyncGenerator[httpx.Request, httpx.Response]
+Flow = AsyncGenerator[httpx2.Request, httpx2.Response]
 
 _FlowMethod = TypeVar("_FlowMethod", bound=Callable[..., Any])
 
 
-class EitherLibraryAuth(httpx2.Auth, httpx.Auth):  # pyright: ignore[reportIncompatibleMethodOverride]
+class _NoLegacyAuth:
+    """Stands in for `httpx.Auth` where the legacy `httpx` is not installed: with no `httpx`
+    there is no `httpx` client to accept the provider, and the SDK itself needs only `httpx2`."""
+
+
+def _legacy_auth() -> type:
+    try:
+        import httpx
+    except ImportError:
+        return _NoLegacyAuth
+    return httpx.Auth
+
+
+if TYPE_CHECKING:
+    from httpx import Auth as _LegacyAuth
+else:
+    _LegacyAuth = _legacy_auth()
+
+
+class EitherLibraryAuth(httpx2.Auth, _LegacyAuth):  # pyright: ignore[reportIncompatibleMethodOverride]
     """An auth both HTTP libraries accept: `httpx2.AsyncClient(auth=...)` (the official SDK's, and
     the default) and `httpx.AsyncClient(auth=...)` each check `isinstance` against their own
-    `Auth`. Flows build their own requests with `httpx`; `either_library` hands them to an
-    `httpx2` client as its own requests. The flows take and yield either library's requests."""
+    `Auth` (the second only where `httpx` is installed: the SDK needs only `httpx2`). Flows build
+    their own requests with `httpx2`; `either_library` hands them to an `httpx` client as its own
+    requests. The flows take and yield either library's requests."""
 
     def auth_flow(self, request: Any) -> Generator[Any, Any, None]:
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
@@ -53,7 +72,7 @@ def either_library(method: _FlowMethod) -> _FlowMethod:
             except StopAsyncIteration:
                 return
             while True:
-                response = yield outgoing if library is httpx else request_for(library, outgoing)
+                response = yield request_for(library, outgoing)
                 try:
                     outgoing = await flow.asend(response)
                 except StopAsyncIteration:
@@ -78,7 +97,7 @@ class SubFlow:
     def __init__(self, flow: Flow) -> None:
         self._flow = flow
 
-    async def step(self, reply: httpx.Response | None) -> httpx.Request | None:
+    async def step(self, reply: httpx2.Response | None) -> httpx2.Request | None:
         """The sub-flow's next request, given the response to its previous one; None when done."""
         if reply is not None:
             await reply.aread()

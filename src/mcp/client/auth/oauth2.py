@@ -43,7 +43,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 
 import anyio
 import anyio.lowlevel
-import httpx
+import httpx2
 from pydantic import AnyHttpUrl, ConfigDict, TypeAdapter, ValidationError
 
 from mcp.client.auth import utils
@@ -127,13 +127,13 @@ class OAuthClientProvider(EitherLibraryAuth):
 
     # -- httpx.Auth -----------------------------------------------------------------------------
 
-    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+    def sync_auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
         """The flow is asynchronous only: a synchronous client gets a clear error."""
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
         yield request  # a generator, as httpx.Auth flows are
 
     @either_library
-    async def async_auth_flow(self, request: httpx.Request) -> Flow:
+    async def async_auth_flow(self, request: httpx2.Request) -> Flow:
         await request.aread()  # the request may be sent again after the flow
         flow = self._auth_flow(request)
         try:  # relayed as is: an MCP response's body (an open SSE stream) is not read here
@@ -145,7 +145,7 @@ class OAuthClientProvider(EitherLibraryAuth):
         finally:
             await flow.aclose()
 
-    async def _auth_flow(self, request: httpx.Request) -> Flow:
+    async def _auth_flow(self, request: httpx2.Request) -> Flow:
         """The flow proper (see the module docstring); `async_auth_flow` drives it.
 
         A request sent without a valid token keeps the lock until its answer arrives: if it is
@@ -216,14 +216,14 @@ class OAuthClientProvider(EitherLibraryAuth):
         self.context.client_info = await self.context.storage.get_client_info()
         self._initialized = True
 
-    def _add_auth_header(self, request: httpx.Request) -> None:
+    def _add_auth_header(self, request: httpx2.Request) -> None:
         tokens = self.context.current_tokens
         if tokens and tokens.access_token:
             request.headers["Authorization"] = f"Bearer {tokens.access_token}"
 
     # -- the flow -------------------------------------------------------------------------------
 
-    async def _authorize(self, response: httpx.Response, *, step_up: bool) -> Flow:
+    async def _authorize(self, response: httpx2.Response, *, step_up: bool) -> Flow:
         """Answer a challenge: discovery (unless a step-up can reuse it), scope, client, grant."""
         ctx = self.context
         # the stored token's scope is the only record of what was granted after a restart; read it
@@ -257,7 +257,7 @@ class OAuthClientProvider(EitherLibraryAuth):
         token_response = yield await self._perform_authorization()
         await self._handle_token_response(token_response)
 
-    async def _discover(self, response: httpx.Response) -> Flow:
+    async def _discover(self, response: httpx2.Response) -> Flow:
         """Protected resource metadata, then authorization server metadata (steps 1 and 2)."""
         ctx = self.context
         header_url = utils.extract_resource_metadata_from_www_auth(response)
@@ -357,7 +357,7 @@ class OAuthClientProvider(EitherLibraryAuth):
 
     # -- the authorization code grant -----------------------------------------------------------
 
-    async def _perform_authorization(self) -> httpx.Request:
+    async def _perform_authorization(self) -> httpx2.Request:
         """The user-facing step and the token request that exchanges its code (the hook the
         machine-to-machine providers override)."""
         code, verifier = await self._perform_authorization_code_grant()
@@ -414,7 +414,7 @@ class OAuthClientProvider(EitherLibraryAuth):
             return str(ctx.oauth_metadata.token_endpoint)
         return urljoin(ctx.get_authorization_base_url(ctx.server_url), "/token")
 
-    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx.Request:
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
         """The token request exchanging the code."""
         ctx = self.context
         if ctx.client_metadata.redirect_uris is None:
@@ -431,9 +431,9 @@ class OAuthClientProvider(EitherLibraryAuth):
         if ctx.should_include_resource_param(ctx.protocol_version):
             data["resource"] = ctx.get_resource_url()
         data, headers = ctx.prepare_token_auth(data, {"Content-Type": _FORM})
-        return httpx.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
 
-    async def _handle_token_response(self, response: httpx.Response) -> None:
+    async def _handle_token_response(self, response: httpx2.Response) -> None:
         if response.status_code not in (200, 201):
             body = (await response.aread()).decode("utf-8", errors="replace")
             raise OAuthTokenError(f"Token exchange failed ({response.status_code}){utils.redirect_note(response)}: {body}")
@@ -452,7 +452,7 @@ class OAuthClientProvider(EitherLibraryAuth):
 
     # -- refresh --------------------------------------------------------------------------------
 
-    async def _refresh_token(self) -> httpx.Request:
+    async def _refresh_token(self) -> httpx2.Request:
         """The refresh-token request."""
         ctx = self.context
         if not ctx.current_tokens or not ctx.current_tokens.refresh_token:
@@ -467,9 +467,9 @@ class OAuthClientProvider(EitherLibraryAuth):
         if ctx.should_include_resource_param(ctx.protocol_version):
             data["resource"] = ctx.get_resource_url()
         data, headers = ctx.prepare_token_auth(data, {"Content-Type": _FORM})
-        return httpx.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
 
-    async def _handle_refresh_response(self, response: httpx.Response) -> bool:
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
         """Keep the refreshed token; False (tokens dropped) when the refresh failed."""
         ctx = self.context
         if response.status_code != 200:

@@ -2,8 +2,8 @@
 issuer and resource checks, and the building and parsing of discovery, registration and token
 messages.
 
-Nothing here sends anything: the builders return `httpx.Request`s for a flow to yield, the
-`handle_*` functions parse the `httpx.Response`s it got back.
+Nothing here sends anything: the builders return `httpx2.Request`s for a flow to yield, the
+`handle_*` functions parse the responses it got back (either library's: they read the same).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from typing import Any, cast
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from httpx import Request, Response
+from httpx2 import Request, Response
 from pydantic import AnyUrl, ValidationError
 from pydantic_core import from_json
 

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 from pydantic import BaseModel, Field
 
 from mcp.client.auth import utils
@@ -112,11 +112,11 @@ class _ClientCredentialsBase(OAuthClientProvider):
             raise OAuthFlowError(f"No authorization server metadata discovered for configured issuer {issuer}")
         raise OAuthFlowError(f"Authorization server metadata issuer mismatch: {metadata.issuer} != {issuer}")
 
-    async def _perform_authorization(self) -> httpx.Request:
+    async def _perform_authorization(self) -> httpx2.Request:
         """The `client_credentials` token request (no user step)."""
         return await self._exchange_token_client_credentials()
 
-    async def _exchange_token_client_credentials(self) -> httpx.Request:
+    async def _exchange_token_client_credentials(self) -> httpx2.Request:
         self._require_metadata_for_issuer()
         ctx = self.context
         data: dict[str, str] = {"grant_type": CLIENT_CREDENTIALS_GRANT_TYPE}
@@ -125,7 +125,7 @@ class _ClientCredentialsBase(OAuthClientProvider):
             data["resource"] = ctx.get_resource_url()
         if ctx.client_metadata.scope:
             data["scope"] = ctx.client_metadata.scope
-        return httpx.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
 
     async def _authenticate(self, data: dict[str, str],
                             headers: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:

@@ -26,16 +26,18 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Generator
+from collections.abc import AsyncGenerator, Generator
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 from mcp.client.auth import utils
-from mcp.client.auth._flow import Flow
 
 logger = logging.getLogger("mcp.client.auth.dpop")
+
+Flow = AsyncGenerator[httpx.Request, httpx.Response]
+"""An `httpx.Auth` async flow (`DPoPAuth` is an auth of `httpx` clients)."""
 
 DPOP_HEADER = "DPoP"
 DPOP_NONCE_HEADER = "DPoP-Nonce"

@@ -23,7 +23,7 @@ from urllib.parse import quote, urlsplit
 
 import anyio
 import anyio.lowlevel
-import httpx
+import httpx2
 
 from mcp.client.auth import utils
 from mcp.client.auth._flow import EitherLibraryAuth, Flow, SubFlow, either_library
@@ -86,12 +86,12 @@ class IdentityAssertionOAuthProvider(EitherLibraryAuth):
             self._lock_holder = (token, anyio.Lock())
         return self._lock_holder[1]
 
-    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+    def sync_auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
         """The flow is asynchronous only: a synchronous client gets a clear error."""
         raise RuntimeError(f"{type(self).__name__} is asynchronous: use it with httpx2.AsyncClient or httpx.AsyncClient")
         yield request  # a generator, as httpx.Auth flows are
 
-    def _build_token_request(self, scope: str | None, assertion: str) -> httpx.Request:
+    def _build_token_request(self, scope: str | None, assertion: str) -> httpx2.Request:
         """The RFC 7523 `jwt-bearer` token request, with the confidential client's authentication."""
         assert self._token_endpoint is not None
         client_id, secret = self._client.client_id or "", self._client.client_secret or ""
@@ -105,10 +105,10 @@ class IdentityAssertionOAuthProvider(EitherLibraryAuth):
             headers["Authorization"] = "Basic " + base64.b64encode(credentials.encode()).decode("ascii")
         else:
             data["client_secret"] = secret
-        return httpx.Request("POST", self._token_endpoint, data=data, headers=headers)
+        return httpx2.Request("POST", self._token_endpoint, data=data, headers=headers)
 
     @either_library
-    async def async_auth_flow(self, request: httpx.Request) -> Flow:
+    async def async_auth_flow(self, request: httpx2.Request) -> Flow:
         """As `OAuthClientProvider`'s flow: a request sent without a valid token keeps the lock
         until its answer (the requests behind it wait for its exchange); one with a token does not,
         and a challenge it meets after another request's exchange replaced the token is answered

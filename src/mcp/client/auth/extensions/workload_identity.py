@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-import httpx
+import httpx2
 
 from mcp.client.auth.exceptions import OAuthFlowError
 from mcp.client.auth.extensions.client_credentials import AssertionProvider, _ClientCredentialsBase
@@ -50,7 +50,7 @@ class WorkloadIdentityOAuthProvider(_ClientCredentialsBase):
         for info in (self.context.client_metadata, self._fixed_client_info):
             info.grant_types = [JWT_BEARER_GRANT_TYPE]
 
-    async def _exchange_token_client_credentials(self) -> httpx.Request:
+    async def _exchange_token_client_credentials(self) -> httpx2.Request:
         """The `jwt-bearer` token request with a fresh assertion for this authorization server."""
         self._require_metadata_for_issuer()
         ctx = self.context
@@ -67,7 +67,7 @@ class WorkloadIdentityOAuthProvider(_ClientCredentialsBase):
             data["resource"] = ctx.get_resource_url()
         if ctx.client_metadata.scope:
             data["scope"] = ctx.client_metadata.scope
-        return httpx.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
+        return httpx2.Request("POST", self._get_token_endpoint(), data=data, headers=headers)
 
 
 __all__ = ["WorkloadIdentityOAuthProvider"]
