@@ -7,8 +7,10 @@ server would.
 
 Usage: official_oauth_client.py MCP_URL REDIRECT_URI [TOOL]. Every HTTP request opens its own
 connection (no keep-alive), so a round-robin balancer in front spreads them over its workers.
-Prints one JSON object: the tools listed, the tool's structured result (called twice: the second
-call rides on the stored token) and what the storage holds; exits non-zero with the error otherwise.
+Prints one JSON object: the tools listed, the tool's structured results (called three times: the
+second rides on the stored token; before the third the token is declared expired, as a clock that
+moved past `expires_in` would, so the official client refreshes it with the refresh token) and
+what the storage holds; exits non-zero with the error otherwise.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import time
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -104,10 +107,15 @@ async def main(url: str, redirect_uri: str, tool: str) -> dict[str, Any]:
         tools = await client.list_tools()
         first = await client.call_tool(tool, {})
         second = await client.call_tool(tool, {})
+        issued = storage.tokens.access_token if storage.tokens else None
+        provider.context.token_expiry_time = time.time() - 1
+        third = await client.call_tool(tool, {})
+    results = [first, second, third]
     return {
         "tools": [t.name for t in tools.tools],
-        "results": [first.structured_content, second.structured_content],
-        "errors": [first.is_error, second.is_error],
+        "results": [r.structured_content for r in results],
+        "errors": [r.is_error for r in results],
+        "refreshed": bool(storage.tokens and issued and storage.tokens.access_token != issued),
         "client_id": storage.client_info.client_id if storage.client_info else None,
         "token_type": storage.tokens.token_type if storage.tokens else None,
         "has_refresh_token": bool(storage.tokens and storage.tokens.refresh_token),
