@@ -34,6 +34,7 @@ AGENTS = "openai-agents==0.24.0"  # the OpenAI Agents SDK: requires mcp>=1.19,<3
 # pydantic-ai's MCP client (`pydantic_ai.mcp.MCPToolset`, on fastmcp-slim[client]); needs Python 3.11+
 PYDANTIC_AI = "pydantic-ai-slim[mcp]==2.68.0"
 FASTMCP_TASKS = "fastmcp-tasks==4.1.4"  # FastMCP's task server (SEP-2663), on the official SDK: what our tasks client meets
+OFFICIAL_SDK = "mcp==2.3.0"  # the official SDK alone: its clients meet our servers (e.g. its OAuth client, our proxy)
 HAS_PYDANTIC_AI = sys.version_info >= (3, 11)
 MCPKIT = "<mcpkit>"
 """Stands for this checkout in an install step, followed by `python -m mcp.stand_ins`."""
@@ -46,6 +47,7 @@ VENVS: dict[str, list[list[str]]] = {
     "together": [[MCPKIT], [FASTMCP, AGENTS, *([PYDANTIC_AI] if HAS_PYDANTIC_AI else [])]],
     **({"pydantic-ai": [[MCPKIT], [PYDANTIC_AI]]} if HAS_PYDANTIC_AI else {}),
     "fastmcp-tasks": [[FASTMCP_TASKS]],
+    "official-sdk": [[OFFICIAL_SDK]],
 }
 """Each venv's install steps, in order (one `pip install` each)."""
 

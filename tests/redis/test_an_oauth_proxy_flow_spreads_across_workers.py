@@ -1,8 +1,8 @@
-"""Three server processes behind one `OAuthProxy` configuration, sharing a real Redis
-(`RedisProxyStore` for the proxy, `RedisState` for the MCP sessions): every HTTP request of the
-sign-in (registration, authorize, consent page, consent post, the provider's callback, token) and
-of the MCP session opens a new connection to a round-robin balancer, so the flow hops workers and
-still completes."""
+"""Three server processes behind one `OAuthProxy` preset, sharing a real Redis
+(`RedisProxyStore` for the proxy, `RedisState` for the MCP sessions): every HTTP request of our
+client's sign-in (registration, authorize, consent page, consent post, the provider's callback,
+token) and of the MCP session opens a new connection to a round-robin balancer, so the flow hops
+workers and still completes; for each provider the presets serve (a local fake of each)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from redis_server import RedisServer
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "auth"))
 
-from fake_idp import FakeIdP
+from fake_idp import PRESETS, FakeIdP
 from jwtkit import serve
 from proxykit import REDIRECT, Storage, UserAgent
 
@@ -32,9 +32,9 @@ pytestmark = pytest.mark.anyio
 NO_KEEPALIVE = httpx.Limits(max_keepalive_connections=0)
 
 
-@pytest.fixture
-def idp() -> Iterator[FakeIdP]:
-    fake = FakeIdP("github")
+@pytest.fixture(params=PRESETS)
+def idp(request: pytest.FixtureRequest) -> Iterator[FakeIdP]:
+    fake = FakeIdP(request.param)
     with serve(fake.app) as base:
         fake.base = base
         yield fake
@@ -48,6 +48,7 @@ async def test_a_sign_in_and_its_session_complete_while_every_request_hops_worke
         public = f"http://127.0.0.1:{balancer.port}"
         monkeypatch.setenv("PROXY_TEST_PUBLIC_URL", public)
         monkeypatch.setenv("PROXY_TEST_IDP_URL", idp.base)
+        monkeypatch.setenv("PROXY_TEST_PROVIDER", idp.kind)
         cluster.start_all()
         try:
             agent = UserAgent(limits=NO_KEEPALIVE)
@@ -66,7 +67,7 @@ async def test_a_sign_in_and_its_session_complete_while_every_request_hops_worke
                 answers = [(await client.call_tool("whoami", {})).structured_content for _ in range(3)]
         finally:
             cluster.stop_all()
-    assert answers is not None and {a["subject"] for a in answers if a} == {"583231"}
+    assert answers is not None and {a["subject"] for a in answers if a} == {idp.subject}
     assert len({a["worker"] for a in answers if a}) > 1, answers
     assert len(set(balancer.picked)) == 3
     assert idp.requests.count("token") == 1
