@@ -128,8 +128,9 @@ def build_server() -> MCPServer:
         """Progress, close the SSE stream (the client polls), progress again, answer."""
         await ctx.report_progress(1, 2, "before")
         # not ctx.request_context.close_sse_stream(): over HTTP it is a no-op (server bug, reported)
-        metadata = current_metadata.get()
-        await metadata.close_sse_stream()
+        serving = current_metadata.get()
+        assert serving is not None
+        await serving[1].close_sse_stream()
         await anyio.sleep(0.3)  # works on while the client polls (what it misses is replayed)
         await ctx.report_progress(2, 2, "after")
         return "polled"

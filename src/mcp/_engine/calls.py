@@ -13,9 +13,12 @@ import anyio
 if TYPE_CHECKING:
     from mcp.shared._request_clock import RequestClock
 
-current_metadata: ContextVar[Any] = ContextVar("mcp_current_request_metadata", default=None)
-"""Transport metadata of the request being served in this task: messages sent while serving it
-(progress, logs, server->client requests) follow the request back to where it came from."""
+current_metadata: ContextVar[tuple[object, Any] | None] = ContextVar("mcp_current_request_metadata", default=None)
+"""(the engine serving it, transport metadata) of the request being served in this task: messages
+that engine sends while serving it (progress, logs, server->client requests) follow the request
+back to where it came from. Keyed by the engine because the context is inherited: a client a
+handler opens (a proxy's connection to its backend) runs its own engine in this context, and its
+messages must go to its own transport, not down the request's response stream."""
 
 
 class CancellationFlag:

@@ -42,7 +42,9 @@ class PeerOutgoing:
             for observer in tap.TAPS:
                 observer(self._role, message, version or self.protocol_version, answers)
         if metadata is None:
-            metadata = current_metadata.get()
+            serving = current_metadata.get()
+            if serving is not None and serving[0] is self:  # another engine's request is not ours to follow
+                metadata = serving[1]
         if isinstance(metadata, RoutedMetadata):
             sink = metadata.sink
             if sink is not None and await sink(message):

@@ -314,7 +314,7 @@ class Peer(PeerOutgoing):
         """Serve one admitted request inside its cancel scope (which `notifications/cancelled`
         may have cancelled already: then the handler never runs and nothing is answered)."""
         request_id = message["id"]
-        token = current_metadata.set(metadata)
+        token = current_metadata.set((self, metadata))
         flag = CancellationFlag()
         scope_token = current_cancellation.set(flag)
         try:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 import anyio
 from anyio.abc import TaskStatus
 
-from mcp._engine.calls import RaisedException, current_metadata
+from mcp._engine.calls import RaisedException
 from mcp._engine.outgoing import PeerOutgoing
 from mcp._engine.seam import RoutedMetadata, WireWriter
 from mcp._protocol import messages as m
@@ -211,9 +211,8 @@ class ServerRunner(Generic[LifespanT]):
         method: str = message["method"]
         params: dict[str, Any] | None = message.get("params")
         request_id = message.get("id")
-        # The channel's engine must not take the session's metadata (this request's sink) for its
-        # own: it would hand the message straight back here.
-        outer = current_metadata.set(None)
+        # The channel's engine does not take the session's metadata (this request's sink) for its
+        # own (`current_metadata` names the engine serving the request): no loop back here.
         try:
             if request_id is None:
                 await channel.notify(method, params)
@@ -224,8 +223,6 @@ class ServerRunner(Generic[LifespanT]):
             response = m.error_response(request_id, *error_fields_for(exc))
             await self.session.peer.handle(response, RaisedException(exc))  # the caller sees `exc` itself
             return
-        finally:
-            current_metadata.reset(outer)
         await self.session.peer.handle({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
