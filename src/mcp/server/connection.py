@@ -92,12 +92,12 @@ class Connection:
         """The channel for server-initiated messages not tied to one request."""
         self.protocol_version = protocol_version
         self.session_id = session_id
-        self._client_capabilities: ClientCapabilities | None = None
-        self._client_params: InitializeRequestParams | None = None
+        self._client_params: InitializeRequestParams | None = client_params
+        self._client_capabilities: ClientCapabilities | None = (None if client_params is None
+                                                                else client_params.capabilities)
         self._handshake: tuple[Any, Any] | None = None
         """(client info, capabilities) as `initialize` carried them (wire dicts or models), kept
         until first read: a session that never asks pays no validation."""
-        self.client_params = client_params
         self._initialized: anyio.Event | None = None
         self._state: dict[str, Any] | None = None
         self._exit_stack: AsyncExitStack | None = None

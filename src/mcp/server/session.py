@@ -36,6 +36,7 @@ from mcp.server._session_outgoing import OutboundPeer as OutboundPeer
 from mcp.server._session_outgoing import RequestChannel, SessionOutgoing, StandaloneChannel
 from mcp.server.connection import Connection, allowed_log_levels
 from mcp.shared.message import ServerMessageMetadata as ServerMessageMetadata  # the official module has it
+from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
@@ -106,7 +107,7 @@ class ServerSession(SessionIncoming, SessionOutgoing):
         self._request_outbound = self._about_request = RequestChannel(self)
         self._standalone = StandaloneChannel(self)
         if connection is None:
-            connection = Connection.for_loop(self._standalone, protocol_version_hint=default_version)
+            connection = Connection(self._standalone, protocol_version=default_version or LATEST_HANDSHAKE_VERSION)
         self._connection = connection
         """Per connection (stdio, each stateful HTTP session, each stateless HTTP request): what
         the server keeps for it, closed with it (`aclose_shielded`)."""
