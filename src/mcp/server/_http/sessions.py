@@ -196,16 +196,15 @@ class SessionTable:
         self._by_id.move_to_end(session.id)
 
     def _idle(self) -> list[HttpSession]:
-        """The sessions idle for `idle_timeout`, once every quarter of it (else none)."""
-        now = time.monotonic()
-        if now - self._last_sweep < self._sweep_interval:
-            return []
-        self._last_sweep = now
+        """The sessions idle for `idle_timeout` now (the sweep's interval elapsed)."""
+        self._last_sweep = now = time.monotonic()
         deadline = now - self.idle_timeout
         return [session for session in self._by_id.values() if session.last_active < deadline and not session.busy]
 
     def sweep(self) -> None:
         """Evict sessions idle for `idle_timeout` (checked at most every quarter of it)."""
+        if time.monotonic() - self._last_sweep < self._sweep_interval:
+            return
         for session in self._idle():
             self.terminate(session, ended=not self.replicas)
 
@@ -218,6 +217,8 @@ class SessionTable:
             return
         while True:
             await anyio.sleep(self._sweep_interval)
+            if time.monotonic() - self._last_sweep < self._sweep_interval:
+                continue  # a request swept meanwhile
             for session in self._idle():
                 if self._by_id.get(session.id) is session:
                     await self.end(session, ended=not self.replicas)
