@@ -107,3 +107,18 @@ async def test_the_low_level_boundary_seals_a_dict_input_required_result() -> No
         final = await client.session.call_tool("step", {}, input_responses={}, request_state=first.request_state)
     assert final.content == [TextContent(text="resumed from round-1")]
     assert seen == [None, "round-1"]
+
+
+def test_the_default_principal_is_the_bearer_tokens_identity_as_compact_json() -> None:
+    """Regression: it read a `ctx.access_token` no request context has, so state was never bound."""
+    from mcp.server.auth.middleware.auth_context import access_token_context
+    from mcp.server.auth.provider import AccessToken
+    from mcp.server.request_state import authenticated_principal
+
+    assert RequestStateSecurity(keys=[DOCS_KEY]).bind_principal is authenticated_principal
+    assert authenticated_principal(None) is None
+    reader = AccessToken(token="t", client_id="app", scopes=[], subject="reader", claims={"iss": "https://id.example"})
+    with access_token_context(reader):
+        assert authenticated_principal(None) == '["app","https://id.example","reader"]'
+    with access_token_context(AccessToken(token="u", client_id="app", scopes=[])):
+        assert authenticated_principal(None) == '["app",null,null]'

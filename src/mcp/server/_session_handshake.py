@@ -75,43 +75,41 @@ class SessionHandshake:
     request_meta: Any
     peer: Any
     _protocol_version: str | None
-    _client_info: Any
-    _client_capabilities: Any
     _progress_callbacks: dict[Any, ProgressFnT]
     _told: dict[str, tuple[Any, bool]]
-    _connection: Connection | None
+    _connection: Connection
     _request_outbound: Any
-    _allowed_log_levels: frozenset[str]
+    _standalone: Any
+    _about_request: Any
+    _allowed_log_levels: frozenset[str] | None
 
     @property
-    def connection(self) -> Connection | None:
-        """The `Connection` this session was built over (official form); None for a framework one."""
+    def connection(self) -> Connection:
+        """The connection this session serves: its negotiated version and client, its `state`
+        and `exit_stack` (closed when the connection ends)."""
         return self._connection
 
     @property
     def protocol_version(self) -> str:
         """The protocol version this connection speaks: the negotiated one once `initialize` is
         done, before that the transport's hint or the newest handshake-era revision."""
-        if self._connection is not None:
-            return self._connection.protocol_version
-        return self._protocol_version or self.default_version or HANDSHAKE_VERSIONS[-1]
+        return self._connection.protocol_version
 
     @property
     def can_send_request(self) -> bool:
         """Whether a server-initiated request can reach the client now."""
-        if self._request_outbound is not None:
-            return bool(self._request_outbound.can_send_request)
-        return self.has_back_channel
+        return bool(self._request_outbound.can_send_request)
+
+    has_back_channel = can_send_request
 
     @property
     def client_params(self) -> Any:
-        """The client's `initialize` params (official form: the connection's; on a 2026-07-28
-        request, built from its `_meta` when that names the client; otherwise built from what
-        `initialize` carried, None before it)."""
-        if self._connection is not None:
-            return self._connection.client_params
+        """The client's `initialize` params: on a 2026-07-28 request, built from its `_meta` when
+        that names the client; otherwise the connection's (None before `initialize`)."""
         envelope = current_envelope.get()
-        version = self._protocol_version if envelope is None else envelope.get(PROTOCOL_VERSION_META_KEY)
+        if envelope is None:
+            return self._connection.client_params
+        version = envelope.get(PROTOCOL_VERSION_META_KEY)
         info, caps = self.client_info, self.client_capabilities
         if info is None or caps is None or version is None:
             return None
@@ -124,29 +122,15 @@ class SessionHandshake:
         envelope = current_envelope.get()
         if envelope is not None:
             return _typed("Implementation", envelope.get(CLIENT_INFO_META_KEY))
-        if self._connection is not None:
-            params = self._connection.client_params
-            return None if params is None else params.client_info
-        info = self._client_info
-        if isinstance(info, dict):
-            from mcp.types import Implementation
-
-            info = self._client_info = Implementation.model_validate(info)
-        return info
+        params = self._connection.client_params
+        return None if params is None else params.client_info
 
     @property
     def client_capabilities(self) -> ClientCapabilities | None:
         envelope = current_envelope.get()
         if envelope is not None:
             return _typed("ClientCapabilities", envelope.get(CLIENT_CAPABILITIES_META_KEY))
-        if self._connection is not None:
-            return self._connection.client_capabilities
-        caps = self._client_capabilities
-        if isinstance(caps, dict):
-            from mcp.types import ClientCapabilities
-
-            caps = self._client_capabilities = ClientCapabilities.model_validate(caps)
-        return caps
+        return self._connection.client_capabilities
 
     def _era(self, method: str, params: dict[str, Any] | None, metadata: Any) -> tuple[str, Any]:
         """(protocol version, raw client capabilities) for one request, or an MCPError.
@@ -205,7 +189,7 @@ class SessionHandshake:
         dicts or models); None before the handshake. What a shared session's record keeps."""
         if self._protocol_version is None:
             return None
-        return self._protocol_version, self._client_info, self._client_capabilities
+        return (self._protocol_version, *self._connection.handshake_snapshot())
 
     def adopt_handshake(self, version: str, client_info: Any, capabilities: Any) -> None:
         """Take over a handshake another process completed (a shared session's replica), as if
@@ -218,20 +202,12 @@ class SessionHandshake:
         `initialize` built-in, and of a shared-session store restoring a session elsewhere."""
         self._protocol_version = version = negotiate_version(requested)
         self.peer.protocol_version = version
-        self._client_info = client_info
-        self._client_capabilities = capabilities
+        self._connection.record_handshake(version, client_info, capabilities)
         return version
 
-    @property
-    def has_back_channel(self) -> bool:
-        if self._request_outbound is not None:
-            return bool(self._request_outbound.can_send_request)
-        return not self.stateless and self._protocol_version is not None
-
     def check_client_capability(self, capability: Any) -> bool:
-        """True when the client declared every capability set in `capability`."""
-        if self._connection is not None:
-            return self._connection.check_capability(capability)
+        """True when the client declared every capability set in `capability` (on a 2026-07-28
+        request, in its `_meta`)."""
         have = self.client_capabilities
         if have is None:
             return False

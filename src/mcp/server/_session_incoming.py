@@ -150,6 +150,7 @@ class SessionIncoming(SessionHandshake):
         method: str = message["method"]
         if method == "notifications/initialized":
             self.initialized = True
+            self._connection.initialized.set()
         params = message.get("params")
         if self._progress_callbacks and method == "notifications/progress":
             await self._deliver_progress(params)

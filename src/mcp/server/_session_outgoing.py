@@ -17,61 +17,40 @@ from mcp.shared.exceptions import NoBackChannelError, warn_deprecated
 from mcp.shared.message import ServerMessageMetadata
 
 if TYPE_CHECKING:
-    from mcp.shared.dispatcher import ProgressFnT
+    from mcp.shared.dispatcher import CallOptions, ProgressFnT
 
 _UNRELATED = ServerMessageMetadata()
 """The metadata of a notification related to no request: it names none, and no response channel."""
 
 
 class SessionOutgoing(SessionHandshake):
-    """The sending half of `ServerSession` (see the module docstring)."""
+    """The sending half of `ServerSession` (see the module docstring).
+
+    Every helper picks one of two channels and sends on it: `_request_outbound` (the request
+    being served: what a `related_request_id` names) or `_standalone` (the connection's own:
+    messages tied to no request). An official-form session holds the request's dispatch context
+    and `connection.outbound`; a framework session holds its engine's `RequestChannel` and
+    `StandaloneChannel`, which route through its `Peer`."""
 
     def _channel(self, related_request_id: Any) -> Any:
-        """Official form: the request's channel when `related_request_id` is given, else the
-        connection's standalone one. (A framework session routes by the request being served.)"""
-        connection = self._connection
-        assert connection is not None
-        return self._request_outbound if related_request_id is not None else connection.outbound
+        return self._request_outbound if related_request_id is not None else self._standalone
 
     async def notify(self, method: str, params: dict[str, Any] | None = None, *,
                      related_request_id: Any = None) -> None:
         """Send a raw notification (`method`, wire `params`) to the client."""
-        if self._connection is not None:
-            await self._channel(related_request_id).notify(method, params)
-            return
-        if self._protocol_version is None and related_request_id is None:
-            # no handshake-era connection to notify (modern clients listen for events, a stateless
-            # one has no stream of its own); one tied to a request rides that request's stream
-            return
-        # Related to no request (as officially): not on the response of the request being served
-        # (on Streamable HTTP it rides the session's GET stream)
-        await self.peer.send_notification(method, params, None if related_request_id is not None else _UNRELATED)
+        await self._channel(related_request_id).notify(method, params)
 
     async def send_raw_request(self, method: str, params: dict[str, Any] | None = None, *,
                                timeout: float | None = None, progress_callback: ProgressFnT | None = None,
                                related_request_id: Any = None) -> dict[str, Any]:
         """Send a raw request to the client and return its raw result (an `MCPError` for an
         error answer, `NoBackChannelError` when no request can reach the client)."""
-        if self._connection is not None:
-            options: dict[str, Any] = {}
-            if timeout is not None:
-                options["timeout"] = timeout
-            if progress_callback is not None:
-                options["on_progress"] = progress_callback
-            channel = self._channel(related_request_id)
-            return await channel.send_raw_request(method, params, options or None)
-        if not self.has_back_channel:
-            raise NoBackChannelError(method)
-        if progress_callback is None:
-            return await self.peer.send_request(method, params, timeout=timeout)
-        token = self.peer.next_request_id()  # the request's own id, as officially
-        params = {**(params or {})}
-        params["_meta"] = {**params.get("_meta", {}), "progressToken": token}
-        self._progress_callbacks[token] = progress_callback
-        try:
-            return await self.peer.send_request(method, params, timeout=timeout, request_id=token)
-        finally:
-            self._progress_callbacks.pop(token, None)
+        options: CallOptions = {}
+        if timeout is not None:
+            options["timeout"] = timeout
+        if progress_callback is not None:
+            options["on_progress"] = progress_callback
+        return await self._channel(related_request_id).send_raw_request(method, params, options or None)
 
     async def send_notification(self, notification: Any, related_request_id: Any = None, *,
                                 params: dict[str, Any] | None = None) -> None:
@@ -154,12 +133,7 @@ class SessionOutgoing(SessionHandshake):
     async def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Report progress on the request being served: `notifications/progress` against the
         caller's token, a no-op when the caller asked for none."""
-        if self._request_outbound is not None:
-            await self._request_outbound.progress(progress, total, message)
-            return
-        token = current_progress_token.get()
-        if token is not None:
-            await self.send_progress_notification(token, progress, total, message)
+        await self._request_outbound.progress(progress, total, message)
 
     async def send_progress_notification(self, progress_token: str | int, progress: float, total: float | None = None,
                                          message: str | None = None, related_request_id: str | None = None) -> None:
@@ -177,13 +151,11 @@ class SessionOutgoing(SessionHandshake):
         above the level its `_meta` opted into (nothing without one); handshake-era: every level,
         filtering being the server's own `logging/setLevel` handler's business, as officially."""
         warn_deprecated("logging")
-        if self._connection is not None:
-            if level not in self._allowed_log_levels:
-                return
-        else:
+        allowed = self._allowed_log_levels
+        if allowed is None:  # the engine's session: the request being served says (handshake-era: all)
             allowed = current_log_levels.get()
-            if allowed is not None and level not in allowed:
-                return
+        if allowed is not None and level not in allowed:
+            return
         if type(data) not in (str, int, float, bool, type(None)):
             # a dataclass or model (FastMCP sends its `LogData`): its JSON form, as the official
             # params model serializes it, on every transport (in-memory ones included)
@@ -196,13 +168,11 @@ class SessionOutgoing(SessionHandshake):
         await self._notify_about_request("notifications/message", params, related_request_id)
 
     async def _notify_about_request(self, method: str, params: dict[str, Any], related_request_id: Any) -> None:
-        """A notification about a request (its progress, its logs): on an official-form session,
-        on that request's channel (the connection's when none is named); otherwise the engine
-        routes it back with the request being served."""
-        if self._connection is not None:
-            await self._channel(related_request_id).notify(method, params)
-        else:
-            await self.peer.send_notification(method, params)
+        """A notification about a request (its progress, its logs): on that request's channel;
+        when none is named, on `_about_request` (an official-form session: the connection's; the
+        engine's: the request being served, which it knows)."""
+        channel = self._request_outbound if related_request_id is not None else self._about_request
+        await channel.notify(method, params)
 
     async def create_message(self, messages: list[Any], *, max_tokens: int, system_prompt: str | None = None,
                              include_context: str | None = None, temperature: float | None = None,
@@ -288,3 +258,64 @@ class OutboundPeer:
         if request_id is not None:
             options["request_id"] = request_id
         return await self._outbound.send_raw_request(method, params, options or None)
+
+
+class RequestChannel:
+    """A framework session's channel for the request being served: the engine routes what is sent
+    here with that request (on Streamable HTTP, its POST's response stream)."""
+
+    __slots__ = ("_session",)
+
+    def __init__(self, session: SessionOutgoing) -> None:
+        self._session = session
+
+    @property
+    def can_send_request(self) -> bool:
+        """A request reaches the client once the handshake is done, except on stateless HTTP."""
+        session = self._session
+        return not session.stateless and session._protocol_version is not None
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
+        await self._session.peer.send_notification(method, cast("dict[str, Any] | None", params))
+
+    async def send_raw_request(self, method: str, params: Mapping[str, Any] | None,
+                               opts: CallOptions | None = None) -> dict[str, Any]:
+        """A request to the client (`opts`: `timeout`, `on_progress`); the engine has one way to
+        the client for requests, whichever channel asks."""
+        session = self._session
+        if not self.can_send_request:
+            raise NoBackChannelError(method)
+        timeout = opts.get("timeout") if opts is not None else None
+        on_progress = opts.get("on_progress") if opts is not None else None
+        wire = cast("dict[str, Any] | None", params)
+        peer = session.peer
+        if on_progress is None:
+            return await peer.send_request(method, wire, timeout=timeout)
+        token = peer.next_request_id()  # the request's own id, as officially
+        wire = {**(wire or {})}
+        wire["_meta"] = {**wire.get("_meta", {}), "progressToken": token}
+        session._progress_callbacks[token] = on_progress
+        try:
+            return await peer.send_request(method, wire, timeout=timeout, request_id=token)
+        finally:
+            session._progress_callbacks.pop(token, None)
+
+    async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """`notifications/progress` against the served request's token; nothing when it gave none."""
+        token = current_progress_token.get()
+        if token is not None:
+            await self._session.send_progress_notification(token, progress, total, message)
+
+
+class StandaloneChannel(RequestChannel):
+    """A framework session's channel for messages tied to no request (on Streamable HTTP, the
+    session's GET stream). Before the handshake there is no such connection to notify (modern
+    clients listen for events; a stateless request has no stream of its own): dropped."""
+
+    __slots__ = ()
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
+        session = self._session
+        if session._protocol_version is None:
+            return
+        await session.peer.send_notification(method, cast("dict[str, Any] | None", params), _UNRELATED)

@@ -20,7 +20,7 @@ from mcp.types.version import LATEST_HANDSHAKE_VERSION, LOG_LEVEL_META_KEY, MODE
 
 if TYPE_CHECKING:
     from mcp.shared.dispatcher import CallOptions, Outbound
-    from mcp.types import ClientCapabilities, InitializeRequestParams
+    from mcp.types import ClientCapabilities, Implementation, InitializeRequestParams
 
 __all__ = ["Connection"]
 
@@ -92,26 +92,106 @@ class Connection:
         """The channel for server-initiated messages not tied to one request."""
         self.protocol_version = protocol_version
         self.session_id = session_id
-        self.client_capabilities: ClientCapabilities | None = None
-        self._client_params: InitializeRequestParams | None = None
-        self.client_params = client_params
-        self.initialized = anyio.Event()
+        self._client_params: InitializeRequestParams | None = client_params
+        self._client_capabilities: ClientCapabilities | None = (None if client_params is None
+                                                                else client_params.capabilities)
+        self._handshake: tuple[Any, Any] | None = None
+        """(client info, capabilities) as `initialize` carried them (wire dicts or models), kept
+        until first read: a session that never asks pays no validation."""
+        self._initialized: anyio.Event | None = None
+        self._state: dict[str, Any] | None = None
+        self._exit_stack: AsyncExitStack | None = None
+
+    # `initialized`, `state` and `exit_stack` are made on first use: a stateless HTTP request has a
+    # connection of its own, and most never touch them.
+
+    @property
+    def initialized(self) -> anyio.Event:
         """Set once the client sent `notifications/initialized` (at once for `from_envelope`)."""
-        self.state: dict[str, Any] = {}
+        event = self._initialized
+        if event is None:
+            event = self._initialized = anyio.Event()
+        return event
+
+    @property
+    def state(self) -> dict[str, Any]:
         """Scratch state that lasts as long as the connection."""
-        self.exit_stack = AsyncExitStack()
-        """Teardown run when the connection closes."""
+        state = self._state
+        if state is None:
+            state = self._state = {}
+        return state
+
+    @property
+    def exit_stack(self) -> AsyncExitStack:
+        """Teardown run when the connection closes (LIFO, shielded; see `aclose_shielded`)."""
+        stack = self._exit_stack
+        if stack is None:
+            stack = self._exit_stack = AsyncExitStack()
+        return stack
+
+    @property
+    def has_teardown(self) -> bool:
+        """Whether anything may be waiting on `exit_stack` (False while it was never asked for)."""
+        return self._exit_stack is not None
 
     @property
     def client_params(self) -> InitializeRequestParams | None:
         """The client's `initialize` params (None when it gave no client info)."""
+        if self._handshake is not None:
+            self._settle_handshake()
         return self._client_params
 
     @client_params.setter
     def client_params(self, value: InitializeRequestParams | None) -> None:
+        self._handshake = None
         self._client_params = value
         if value is not None:
-            self.client_capabilities = value.capabilities  # the two never disagree
+            self._client_capabilities = value.capabilities  # the two never disagree
+
+    @property
+    def client_capabilities(self) -> ClientCapabilities | None:
+        """The capabilities the client declared (None when it declared none)."""
+        if self._handshake is not None:
+            self._settle_handshake()
+        return self._client_capabilities
+
+    @client_capabilities.setter
+    def client_capabilities(self, value: ClientCapabilities | None) -> None:
+        if self._handshake is not None:
+            self._settle_handshake()
+        self._client_capabilities = value
+
+    def record_handshake(self, protocol_version: str, client_info: Any, capabilities: Any) -> None:
+        """What `initialize` settled: the negotiated version, and the client's info and
+        capabilities (wire dicts or models, validated when first read)."""
+        self.protocol_version = protocol_version
+        self._client_params = None
+        self._client_capabilities = None
+        self._handshake = (client_info, capabilities)
+
+    def handshake_snapshot(self) -> tuple[Any, Any]:
+        """(client info, capabilities) as `initialize` carried them, or as models once read."""
+        if self._handshake is not None:
+            return self._handshake
+        params = self._client_params
+        return (None if params is None else params.client_info), self._client_capabilities
+
+    def _settle_handshake(self) -> None:
+        from mcp.types import ClientCapabilities, Implementation, InitializeRequestParams
+
+        handshake = self._handshake
+        assert handshake is not None
+        info, caps = handshake
+        self._handshake = None
+        if isinstance(caps, dict):
+            caps = ClientCapabilities.model_validate(caps)
+        if isinstance(info, dict):
+            info = Implementation.model_validate(info)
+        self._client_capabilities = cast("ClientCapabilities | None", caps)
+        if info is not None and caps is not None:
+            self._client_params = InitializeRequestParams(protocol_version=self.protocol_version,
+                                                          capabilities=cast("ClientCapabilities", caps),
+                                                          client_info=cast("Implementation", info))
 
     @classmethod
     def from_envelope(cls, protocol_version: str, client_info: Any, client_capabilities: Any, *,
@@ -155,7 +235,7 @@ class Connection:
     @property
     def initialize_accepted(self) -> bool:
         """Whether `initialize` was accepted (or the connection is ready without one)."""
-        return self._client_params is not None or self.initialized.is_set()
+        return self.client_params is not None or (self._initialized is not None and self._initialized.is_set())
 
     async def send_raw_request(self, method: str, params: Mapping[str, Any] | None,
                                opts: CallOptions | None = None) -> dict[str, Any]:
@@ -222,3 +302,23 @@ def _with_meta(params: dict[str, Any] | None, meta: dict[str, Any] | None) -> di
     if not meta:
         return params
     return {**(params or {}), "_meta": meta}
+
+
+EXIT_STACK_CLOSE_TIMEOUT = 5.0
+"""Seconds a connection's teardown may take: a hung callback must not wedge shutdown."""
+
+
+async def aclose_shielded(connection: Connection) -> None:
+    """Run the connection's teardown (`exit_stack`), shielded from cancellation and bounded by
+    `EXIT_STACK_CLOSE_TIMEOUT`; a callback that raises is logged, never propagated (it must not
+    mask why the connection ended). Free when nothing was ever pushed."""
+    if not connection.has_teardown:
+        return
+    with anyio.move_on_after(EXIT_STACK_CLOSE_TIMEOUT, shield=True) as scope:
+        try:
+            await connection.exit_stack.aclose()
+        except Exception:
+            logger.exception("connection exit_stack cleanup raised")
+    if scope.cancelled_caught:
+        logger.warning("connection exit_stack cleanup exceeded %s seconds; abandoning the remaining callbacks",
+                       EXIT_STACK_CLOSE_TIMEOUT)

@@ -174,12 +174,17 @@ def _key_bytes(index: int, key: object) -> bytes:
 
 
 def authenticated_principal(ctx: Any) -> str | None:
-    """The OAuth principal of the request (client, issuer, subject), when the SDK validated one."""
-    token = getattr(ctx, "access_token", None) if ctx is not None else None
+    """The default principal binding: who the request's bearer token stands for, its
+    `principal_components` (client, issuer, subject) as compact JSON, the identity session
+    ownership compares; None on an unauthenticated request. Read from the request being served
+    (`get_access_token()`), as officially: `ctx` is not consulted."""
+    from mcp.server.auth.middleware.auth_context import get_access_token
+    from mcp.server.auth.provider import principal_components
+
+    token = get_access_token()
     if token is None:
         return None
-    parts = [getattr(token, "client_id", None), getattr(token, "issuer", None), getattr(token, "subject", None)]
-    return "|".join("" if p is None else str(p) for p in parts)
+    return json.dumps(principal_components(token), separators=(",", ":"))
 
 
 class RequestStateSecurity:

@@ -24,7 +24,7 @@ from mcp._engine.calls import RaisedException
 from mcp._engine.outgoing import PeerOutgoing
 from mcp._engine.seam import RoutedMetadata, WireWriter
 from mcp._protocol import messages as m
-from mcp.server.connection import Connection
+from mcp.server.connection import Connection, aclose_shielded
 from mcp.server.context import CallNext, ServerMiddleware
 from mcp.server.lowlevel.server import LifespanT
 from mcp.server.session import ServerSession
@@ -117,7 +117,7 @@ class _ConnectionWriter(WireWriter):
 class ServerRunner(Generic[LifespanT]):
     """Serves one connection of `server` for a dispatcher: hand `on_request` and `on_notify` to
     `Dispatcher.run` (as `serve_connection` does). The connection's handshake state lives in the
-    runner's session; `connection` mirrors what `initialize` settled. `stateless`: every request
+    runner's session, whose connection is `connection`: `initialize` settles it there. `stateless`: every request
     stands alone (no handshake needed)."""
 
     server: Server[LifespanT]
@@ -132,7 +132,8 @@ class ServerRunner(Generic[LifespanT]):
         closed_read.close()  # never read: every message is handed to the session directly
         self.session = ServerSession(server=self.server, read_stream=closed_read,
                                      write_stream=cast("WriteStream", _ConnectionWriter(self)),
-                                     lifespan_context=self.lifespan_state, stateless=self.stateless)
+                                     lifespan_context=self.lifespan_state, stateless=self.stateless,
+                                     connection=self.connection)
         self._in_flight: dict[Any, anyio.CancelScope] = {}
         outbound = self.connection.outbound
         self._one_id_sequence = isinstance(outbound, PeerOutgoing)
@@ -171,8 +172,6 @@ class ServerRunner(Generic[LifespanT]):
             error = answer.get("error")
             if error is not None:
                 raise error_from_wire(error)
-            if method == "initialize":
-                self._mirror_handshake()
             return cast("dict[str, Any]", answer.get("result") or {})
 
         return on_request
@@ -193,17 +192,8 @@ class ServerRunner(Generic[LifespanT]):
                     scope.cancel()
                 return
             await self.session.peer.handle(message, _DispatchMetadata(self, dctx, None))
-            if method == "notifications/initialized":
-                self.connection.initialized.set()
 
         return on_notify
-
-    def _mirror_handshake(self) -> None:
-        session = self.session
-        self.connection.protocol_version = session.protocol_version
-        params = session.client_params
-        if params is not None:
-            self.connection.client_params = params
 
     async def forward(self, channel: Any, message: dict[str, Any]) -> None:
         """Send a message of the session's on `channel` (a dispatch context or the connection); the
@@ -226,12 +216,6 @@ class ServerRunner(Generic[LifespanT]):
         await self.session.peer.handle({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
-async def aclose_shielded(connection: Connection) -> None:
-    """Run the connection's teardown (`exit_stack`), shielded from cancellation."""
-    with anyio.CancelScope(shield=True):
-        await connection.exit_stack.aclose()
-
-
 async def serve_connection(server: Server[LifespanT], dispatcher: Dispatcher[Any], *, connection: Connection,
                            lifespan_state: LifespanT, init_options: InitializationOptions | None = None,
                            task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -251,7 +235,10 @@ async def serve_one(server: Server[LifespanT], dctx: DispatchContext[Any], metho
                     params: Mapping[str, Any] | None, *, connection: Connection, lifespan_state: LifespanT) -> dict[str, Any]:
     """Serve one self-contained request (no handshake: a 2026-07-28 request, or a stateless one)."""
     runner = ServerRunner(server, connection, lifespan_state, stateless=True)
-    return await runner.on_request(dctx, method, params)
+    try:
+        return await runner.on_request(dctx, method, params)
+    finally:
+        await aclose_shielded(connection)
 
 
 def modern_on_request(server: Server[LifespanT], lifespan_state: LifespanT) -> OnRequest:

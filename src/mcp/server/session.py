@@ -33,12 +33,12 @@ from mcp.server._session_incoming import LIST_CHANGED_FOR as LIST_CHANGED_FOR
 from mcp.server._session_incoming import SessionIncoming
 from mcp.server._session_incoming import request_meta as request_meta
 from mcp.server._session_outgoing import OutboundPeer as OutboundPeer
-from mcp.server._session_outgoing import SessionOutgoing
-from mcp.server.connection import allowed_log_levels
+from mcp.server._session_outgoing import RequestChannel, SessionOutgoing, StandaloneChannel
+from mcp.server.connection import Connection, allowed_log_levels
 from mcp.shared.message import ServerMessageMetadata as ServerMessageMetadata  # the official module has it
+from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
 if TYPE_CHECKING:
-    from mcp.server.connection import Connection
     from mcp.server.lowlevel.server import Server
     from mcp.shared.dispatcher import ProgressFnT
 
@@ -49,7 +49,8 @@ class ServerSession(SessionIncoming, SessionOutgoing):
     """See the module docstring.
 
     Two ways to build one. The framework builds one per connection, over a pair of streams
-    (`server=`, `read_stream=`, `write_stream=`, keyword-only); `run()` then serves it. The
+    (`server=`, `read_stream=`, `write_stream=`, keyword-only, and the `connection` it serves:
+    a new one when not given); `run()` then serves it. The
     official SDK's form, `ServerSession(request_outbound, connection)`, builds a session over an
     outbound channel (anything with `send_raw_request`/`notify`/`progress`, see
     `mcp.shared.dispatcher.DispatchContext`) and a `mcp.server.connection.Connection`: its
@@ -80,8 +81,6 @@ class ServerSession(SessionIncoming, SessionOutgoing):
         self.default_version = default_version
         self._protocol_version: str | None = None
         """The revision negotiated by `initialize` (None until then and on the modern wire)."""
-        self._client_info: Any = None
-        self._client_capabilities: Any = None
         self.initialized = False
         self.log_level: str | None = None
         self.subscribed_uris: set[str] = set()
@@ -91,18 +90,29 @@ class ServerSession(SessionIncoming, SessionOutgoing):
         self._told: dict[str, tuple[Any, bool]] = {}
         """list_changed method -> (the request turn that sent it, sent by `relay_list_changed`),
         while the client has not asked for that list again (see `relay_list_changed`)."""
-        self._connection = connection
-        self._request_outbound = request_outbound
         self.request_meta = request_meta
-        if connection is not None or request_outbound is not None:
-            if connection is None or request_outbound is None:
+        if request_outbound is not None:
+            if connection is None:
                 raise TypeError("ServerSession(request_outbound, connection) needs both")
-            self._allowed_log_levels = allowed_log_levels(connection.protocol_version, request_meta)
+            self._connection = connection
+            self._request_outbound = request_outbound
+            self._standalone = self._about_request = connection.outbound
+            self._allowed_log_levels: frozenset[str] | None = allowed_log_levels(connection.protocol_version,
+                                                                                 request_meta)
             self.peer: Any = OutboundPeer(request_outbound)
             return
         if server is None or read_stream is None or write_stream is None:
             raise TypeError("ServerSession needs server=, read_stream= and write_stream= "
                             "(or the official form: ServerSession(request_outbound, connection))")
+        self._request_outbound = self._about_request = RequestChannel(self)
+        self._standalone = StandaloneChannel(self)
+        if connection is None:
+            connection = Connection(self._standalone, protocol_version=default_version or LATEST_HANDSHAKE_VERSION)
+        self._connection = connection
+        """Per connection (stdio, each stateful HTTP session, each stateless HTTP request): what
+        the server keeps for it, closed with it (`aclose_shielded`)."""
+        self._allowed_log_levels = None
+        """The request being served says (`current_log_levels`)."""
         self.peer = Peer(read_stream, write_stream, role="server", on_request=self._on_request,
                          on_notification=self._on_notification, drop_when_full=drop_when_full,
                          track_ids=not stateless, max_concurrent_requests=max_concurrent_requests,

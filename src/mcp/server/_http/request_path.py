@@ -67,6 +67,7 @@ from mcp.server._http.sessions import (
     unknown_session,
 )
 from mcp.server._http.shared_sessions import SessionStore, SharedSessions, StoreUnavailable
+from mcp.server.connection import aclose_shielded
 from mcp.server.event_store import EventStore, forget_session
 from mcp.server.http_limits import SessionsPerClient, TrustedProxies, too_many_sessions
 from mcp.server.param_headers import param_header_mismatch_for_call
@@ -164,11 +165,13 @@ class StreamableHTTPSessionManager:
         await self._ensure_lifespan()
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(self._sessions.expire_idle)
+            self._sessions.teardowns = tasks
             try:
                 yield
             finally:
-                tasks.cancel_scope.cancel()
                 await self.close()
+                self._sessions.teardowns = None
+                tasks.cancel_scope.cancel()
 
     async def _ensure_lifespan(self) -> Any:
         """The server lifespan's context, entered on first use when the host did not run the
@@ -184,7 +187,7 @@ class StreamableHTTPSessionManager:
     async def close(self) -> None:
         """End every session and leave the server lifespan."""
         for session in list(self._sessions.values()):
-            self._sessions.terminate(session)
+            await self._sessions.end(session)
         if self._shared is not None:
             self._shared.close()
         stack, self._lifespan_stack = self._lifespan_stack, None
@@ -487,6 +490,8 @@ class StreamableHTTPSessionManager:
                     await channel.finish_unanswered()
                     if owner is not None and self._shared is None and self._sessions.get(owner.id) is not owner:
                         forget_session(self.event_store, owner.id)  # what the session's end left unanswered
+            if owner is None and session.connection.has_teardown:
+                await aclose_shielded(session.connection)  # a session-less request is its own connection
 
     async def _list_tools_as_caller(self, scope: Scope, version: str | None, request_id: Any,
                                     params: dict[str, Any]) -> Any:
@@ -494,8 +499,11 @@ class StreamableHTTPSessionManager:
         schema lookup): a fresh stateless session, the answer kept, anything else dropped."""
         session = self._stateless_session(await self._ensure_lifespan())
         metadata = ListingMetadata(scope, version, request_id)
-        await session.peer.handle({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": params},
-                                  metadata)
+        try:
+            await session.peer.handle({"jsonrpc": "2.0", "id": request_id, "method": "tools/list", "params": params},
+                                      metadata)
+        finally:
+            await aclose_shielded(session.connection)
         answer = metadata.answer
         if answer is None or "error" in answer:
             raise RuntimeError(f"tools/list was answered {answer!r}")
@@ -563,7 +571,7 @@ class StreamableHTTPSessionManager:
             except StoreUnavailable as exc:
                 await send_error(send, 503, None, exc.code, exc.message)
                 return
-        self._sessions.terminate(session)
+        await self._sessions.end(session)
         await send_body(send, 200, b"", JSON_HEADERS + session.headers)  # (as officially)
 
     # -- sessions -----------------------------------------------------------------------------
@@ -588,6 +596,7 @@ class StreamableHTTPSessionManager:
         write: Any = WireSendStream(outbox_send) if store is None else StoringOutbox(outbox_send, store, session_id + STANDALONE_STREAM_SUFFIX)
         server_session = ServerSession(server=self.server, read_stream=self._closed_read, write_stream=write, lifespan_context=context,
                                        drop_when_full=store is None)
+        server_session.connection.session_id = session_id
         session = HttpSession(session_id, server_session, outbox_recv, client, principal)
         self._sessions.add(session)
         return session

@@ -26,10 +26,13 @@ from mcp._protocol.codec import encode_bytes
 from mcp._protocol.sse import encode_event
 from mcp.server._http.asgi import GONE, SSE_HEADERS, Receive, Scope, Send, cancel_on_disconnect, send_error
 from mcp.server._http.resumption import Stamp
+from mcp.server.connection import aclose_shielded
 from mcp.server.event_store import EventStore, forget_session
 from mcp.types.jsonrpc import INVALID_REQUEST
 
 if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
+
     from mcp.server._http.shared_sessions import SessionRecord
     from mcp.server.http_limits import SessionsPerClient
     from mcp.server.session import ServerSession
@@ -127,7 +130,7 @@ class SessionEnd:
         self.session = session
 
     async def terminate(self) -> None:
-        self.table.terminate(self.session)
+        await self.table.end(self.session)
 
 
 class SessionTable:
@@ -137,7 +140,7 @@ class SessionTable:
     one here ends nothing but this process's copy."""
 
     __slots__ = ("_by_id", "_last_sweep", "_sweep_interval", "event_store", "idle_timeout", "max_sessions",
-                 "per_client", "replicas")
+                 "per_client", "replicas", "teardowns")
 
     def __init__(self, per_client: SessionsPerClient, *, max_sessions: int | None, idle_timeout: float | None,
                  event_store: EventStore | None) -> None:
@@ -149,6 +152,9 @@ class SessionTable:
         self.event_store = event_store
         """Whose streams of a session are forgotten once the session ends."""
         self.replicas = False
+        self.teardowns: TaskGroup | None = None
+        """Where the teardown of a session ended without awaiting (`terminate`) runs: the manager's
+        task group while it runs (without one, such a teardown is skipped, debug-logged)."""
         self._sweep_interval = min(60.0, self.idle_timeout / 4)
         self._last_sweep = time.monotonic()
 
@@ -189,26 +195,33 @@ class SessionTable:
         session.last_active = time.monotonic()
         self._by_id.move_to_end(session.id)
 
+    def _idle(self) -> list[HttpSession]:
+        """The sessions idle for `idle_timeout` now (the sweep's interval elapsed)."""
+        self._last_sweep = now = time.monotonic()
+        deadline = now - self.idle_timeout
+        return [session for session in self._by_id.values() if session.last_active < deadline and not session.busy]
+
     def sweep(self) -> None:
         """Evict sessions idle for `idle_timeout` (checked at most every quarter of it)."""
-        now = time.monotonic()
-        if now - self._last_sweep < self._sweep_interval:
+        if time.monotonic() - self._last_sweep < self._sweep_interval:
             return
-        self._last_sweep = now
-        deadline = now - self.idle_timeout
-        for session in list(self._by_id.values()):
-            if session.last_active < deadline and not session.busy:
-                self.terminate(session, ended=not self.replicas)
+        for session in self._idle():
+            self.terminate(session, ended=not self.replicas)
 
     async def expire_idle(self) -> None:
         """Sweep every quarter of `idle_timeout` (at most every minute), so an idle session ends on
         time even when no request comes to sweep it (as officially, where a session's own timer
-        ends it); runs until cancelled, or returns at once when sessions never expire."""
+        ends it: its teardown done before it leaves the table); runs until cancelled, or returns
+        at once when sessions never expire."""
         if math.isinf(self.idle_timeout):
             return
         while True:
             await anyio.sleep(self._sweep_interval)
-            self.sweep()
+            if time.monotonic() - self._last_sweep < self._sweep_interval:
+                continue  # a request swept meanwhile
+            for session in self._idle():
+                if self._by_id.get(session.id) is session:
+                    await self.end(session, ended=not self.replicas)
 
     def evict_one(self) -> bool:
         """Evict the least recently used idle session; False when every session is busy."""
@@ -224,10 +237,26 @@ class SessionTable:
             self.per_client.closed(session.client)
 
     def terminate(self, session: HttpSession, *, ended: bool = True) -> None:
-        """Stop serving `session` here: its requests in flight are cancelled, its streams closed.
-        `ended`: the session is over (not only this process's replica of a shared one), so its
-        resumable streams are freed too."""
+        """Stop serving `session` here: its requests in flight are cancelled, its streams closed;
+        its connection's teardown runs in `teardowns`. `ended`: the session is over (not only
+        this process's replica of a shared one), so its resumable streams are freed too."""
         self.discard(session)
+        self._stop(session, ended)
+        connection = session.server_session.connection
+        if connection.has_teardown:
+            if self.teardowns is not None:
+                self.teardowns.start_soon(aclose_shielded, connection)
+            else:
+                logger.debug("session %s ended with no task group to run its connection's teardown", session.id)
+
+    async def end(self, session: HttpSession, *, ended: bool = True) -> None:
+        """`terminate`, awaiting the connection's teardown before the session leaves the table (as
+        officially: what a session's end cleans up is gone once its id answers 404)."""
+        self._stop(session, ended)
+        await aclose_shielded(session.server_session.connection)
+        self.discard(session)
+
+    def _stop(self, session: HttpSession, ended: bool) -> None:
         if ended:
             forget_session(self.event_store, session.id)
         peer = session.server_session.peer

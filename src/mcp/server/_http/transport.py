@@ -27,9 +27,11 @@ from mcp.server._http.channel import ResponseChannel
 from mcp.server._http.request_path import StreamableHTTPSessionManager
 from mcp.server._http.resumption import STANDALONE_STREAM_SUFFIX, StoringOutbox
 from mcp.server._http.sessions import SESSION_ID_PATTERN, HttpSession, SessionTable
+from mcp.server.connection import NO_CHANNEL, Connection
 from mcp.server.event_store import EventStore, forget_session
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INVALID_REQUEST
+from mcp.types.version import LATEST_HANDSHAKE_VERSION
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -53,6 +55,9 @@ class _LoopBridge:
     def __init__(self, writer: MemoryObjectSendStream[SessionMessage | Exception]) -> None:
         self.peer = self
         self._writer = writer
+        self.connection = Connection(NO_CHANNEL, protocol_version=LATEST_HANDSHAKE_VERSION)
+        """Stands for the connection the request path closes after a session-less request: the
+        real one is the server loop's, on the transport's streams."""
         self.negotiated_version = ""
         """Never None: a failed `initialize` does not end a transport's one session."""
         self.channels: dict[Any, ResponseChannel] = {}
@@ -156,6 +161,9 @@ class _TableOfOne(SessionTable):
 
     def sweep(self) -> None:
         return None  # idleness is the transport's `idle_timeout`
+
+    async def end(self, session: HttpSession, *, ended: bool = True) -> None:
+        self.terminate(session, ended=ended)
 
     def terminate(self, session: HttpSession, *, ended: bool = True) -> None:
         self.discard(session)

@@ -23,6 +23,7 @@ from mcp._protocol.http import (
     DEFAULT_MAX_SESSIONS_PER_CLIENT,
     DEFAULT_SESSION_IDLE_TIMEOUT,
 )
+from mcp.server.connection import aclose_shielded
 from mcp.server.context import CallNext, ServerMiddleware, ServerRequestContext
 from mcp.server.session import ServerSession, WireResult, validate_params
 from mcp.server.unserved import unserved_request_error
@@ -494,6 +495,7 @@ class Server(Generic[LifespanT]):
         finally:
             with anyio.CancelScope(shield=True):
                 await write_stream.aclose()
+            await aclose_shielded(session.connection)
 
     def streamable_http_app(
         self,

@@ -45,7 +45,6 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from types import SimpleNamespace
 from typing import Any, Literal, cast
 
 import anyio
@@ -90,11 +89,9 @@ class _TasksMethod(MethodBinding):
 
 
 def _principal() -> str | None:
-    from mcp.server.auth.middleware.auth_context import get_access_token
     from mcp.server.request_state import authenticated_principal
 
-    token = get_access_token()
-    return None if token is None else authenticated_principal(SimpleNamespace(access_token=token))
+    return authenticated_principal(None)
 
 
 def _quiet(meta: dict[str, Any] | None) -> dict[str, Any] | None:
