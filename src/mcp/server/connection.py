@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from mcp._engine.loop_event import LoopEvent
 from mcp.shared.exceptions import NoBackChannelError, warn_deprecated
 from mcp.types.version import LATEST_HANDSHAKE_VERSION, LOG_LEVEL_META_KEY, MODERN_VERSIONS
 
@@ -95,7 +96,7 @@ class Connection:
         self.client_capabilities: ClientCapabilities | None = None
         self._client_params: InitializeRequestParams | None = None
         self.client_params = client_params
-        self.initialized = anyio.Event()
+        self.initialized = LoopEvent()
         """Set once the client sent `notifications/initialized` (at once for `from_envelope`)."""
         self.state: dict[str, Any] = {}
         """Scratch state that lasts as long as the connection."""
