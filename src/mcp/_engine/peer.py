@@ -188,6 +188,11 @@ class Peer(PeerOutgoing):
         group = self._tg = NativeGroup(self)
         try:
             await self._receive_all(read, processed, group)
+        except BaseException as exc:
+            if isinstance(exc, _cancelled()):
+                raise
+            # Raised as the task group this stands in for raised it (wrapped), for whoever awaits run().
+            raise _ExceptionGroup("unhandled errors in a TaskGroup", [exc]) from None
         finally:
             await self._stop_native_tasks()
 
@@ -496,6 +501,18 @@ class Peer(PeerOutgoing):
             await self.send(m.error_response(request_id, INTERNAL_ERROR, "Internal error"), metadata)
         except Exception:
             logger.exception("could not answer request %r", request_id)
+
+
+def _cancelled() -> type[BaseException]:
+    import asyncio
+
+    return asyncio.CancelledError
+
+
+try:
+    _ExceptionGroup: Any = BaseExceptionGroup  # type: ignore[name-defined]
+except NameError:  # pragma: no cover - Python 3.10
+    from exceptiongroup import BaseExceptionGroup as _ExceptionGroup  # type: ignore[no-redef]  # pyright: ignore
 
 
 class NativeGroup:
