@@ -280,6 +280,7 @@ is matched to the member sharing most of its property names.
 SERVER_RESULTS / CLIENT_RESULTS[revision][method] = result name (the server / the client sends it);
 RESULT_ALTERNATIVES[revision][method] = other results the method may get (a task, an input request);
 PARAMS[revision][method] = spec of the params of a request or notification.
+KNOWN[name] = every key any revision defines for that shape, joined by spaces (`revisions.known_keys`).
 """
 
 from __future__ import annotations
@@ -330,7 +331,26 @@ def render(spec_dir: Path) -> str:
                 out.append(f"        {_lit(key)}: {_lit(entries[key])},\n")
             out.append("    },\n")
         out.append("}\n\n")
+    out.append("KNOWN: Final[dict[str, str]] = {\n")
+    for name, keys in sorted(_known(revisions).items()):
+        out.append(f"    {_lit(name)}: {_lit(' '.join(sorted(keys)))},\n")
+    out.append("}\n")
     return "".join(out).rstrip("\n") + "\n"
+
+
+def _known(revisions: list[Revision]) -> dict[str, frozenset[str]]:
+    """`mcp._protocol.revisions.known_keys` of these tables: slow enough to do here, not at run time."""
+    from types import SimpleNamespace
+
+    sys.path.insert(0, str(REPO / "src"))
+    from mcp._protocol.revisions import known_keys
+
+    tables = SimpleNamespace(**{
+        table: {revision.version: getattr(revision, attribute) for revision in revisions}
+        for table, attribute in (("OBJECTS", "objects"), ("UNIONS", "unions"), ("SERVER_RESULTS", "server_results"),
+                                 ("CLIENT_RESULTS", "client_results"), ("RESULT_ALTERNATIVES", "alternatives"),
+                                 ("PARAMS", "params"))})
+    return known_keys(tables)
 
 
 def default_spec_dir() -> Path:

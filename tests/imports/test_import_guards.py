@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -163,6 +164,47 @@ def test_serving_stdio_initialize_and_tools_list_loads_no_http_auth_telemetry_or
     assert not [m for m in modules if m.startswith("mcp.types._") and m != "mcp.types._base"]
     assert not modules & {"mcp.types.methods", "mcp.server.caching", "mcp.shared.subscriptions",
                           "mcp.server.mcpserver.dependencies", "mcp.server.validation"}
+
+
+ANYIO_MACHINERY = ("anyio._backends._asyncio", "anyio._core._synchronization", "anyio._core._tasks",
+                   "anyio.streams.memory", "anyio.abc")
+"""anyio's event-loop backend, its primitives (events, locks, cancel scopes, task groups) and memory
+streams: what `import anyio` defers, about 20 ms of a stdio cold start when something touches them."""
+
+
+def test_a_stdio_server_answers_its_first_requests_and_an_async_tool_without_anyios_backend() -> None:
+    """`MCPServer.run()` over stdio runs on asyncio's own runner and serves on plain asyncio: up to
+    an async tool's call (which reports what is loaded at that point) nothing has loaded anyio's
+    backend, primitives or memory streams. A handler that uses anyio, a sync tool (its worker is an
+    anyio worker thread, for `anyio.from_thread`) or the drain at end of input load them then."""
+    server = (
+        "import sys\nfrom mcp.server import MCPServer\n"
+        "m = MCPServer('x')\n"
+        "@m.tool()\nasync def modules() -> list[str]:\n    return sorted(sys.modules)\n"
+        "m.run()\n"
+    )
+    requests: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "modules", "arguments": {}}},
+    ]
+    with subprocess.Popen([sys.executable, "-c", server], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+            proc.stdin.flush()  # stdin stays open: the server is still serving when it reports
+            answers = [json.loads(proc.stdout.readline()) for _ in range(3)]
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=60)
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    modules = set(answers[2]["result"]["structuredContent"]["result"])
+    assert "mcp.server.stdio" in modules and "asyncio" in modules
+    assert sorted(modules & set(ANYIO_MACHINERY)) == []
+    assert "mcp.shared.dispatcher" not in modules
 
 
 def test_the_check_rules_load_no_cli_toolkit_pydantic_or_event_loop() -> None:

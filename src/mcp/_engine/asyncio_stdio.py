@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._engine.fdio import read_in_chunks
 from mcp._engine.seam import WireReader, WireWriter, model_item, wire_item
@@ -37,17 +36,79 @@ MAX_QUEUED_OUTPUT = DEFAULT_MAX_QUEUED_OUTPUT
 wait and reading pauses, unless the server says otherwise (`stdio_server(max_queued_output=)`)."""
 
 
+class InboxQueue:
+    """The unbounded queue between the read callback and the connection's receive loop (the read
+    callback's pause/resume bounds it), on plain asyncio futures. It fails like the anyio memory
+    stream it replaces: empty, `anyio.WouldBlock`; empty after `close_input()` (EOF),
+    `anyio.EndOfStream`; after `close()` (the reader gave up), `anyio.ClosedResourceError`, and
+    whatever arrives later is dropped."""
+
+    __slots__ = ("_waiter", "ended", "items", "shut")
+
+    def __init__(self) -> None:
+        self.items: collections.deque[SessionMessage | Exception] = collections.deque()
+        self.ended = False
+        self.shut = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put(self, item: SessionMessage | Exception) -> None:
+        if self.shut or self.ended:
+            return
+        self.items.append(item)
+        self._wake()
+
+    def close_input(self) -> None:
+        self.ended = True
+        self._wake()
+
+    def close(self) -> None:
+        self.shut = True
+        self.items.clear()
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def receive_nowait(self) -> SessionMessage | Exception:
+        if self.shut:
+            raise anyio.ClosedResourceError
+        if self.items:
+            return self.items.popleft()
+        if self.ended:
+            raise anyio.EndOfStream
+        raise anyio.WouldBlock
+
+    async def receive(self) -> SessionMessage | Exception:
+        await asyncio.sleep(0)  # a checkpoint first, as anyio's `receive()`
+        while True:
+            try:
+                return self.receive_nowait()
+            except anyio.WouldBlock:
+                waiter = self._waiter
+                if waiter is None or waiter.done():
+                    waiter = self._waiter = asyncio.get_running_loop().create_future()
+                await waiter
+
+    def statistics(self) -> Any:
+        """The figures `anyio` memory streams report (`MemoryObjectStreamStatistics`)."""
+        from anyio.streams.memory import MemoryObjectStreamStatistics
+
+        waiting = int(self._waiter is not None and not self._waiter.done())
+        return MemoryObjectStreamStatistics(len(self.items), math.inf, int(not (self.ended or self.shut)),
+                                            int(not self.shut), 0, waiting)
+
+
 class _InboxProtocol(asyncio.Protocol):
-    def __init__(self, sink: MemoryObjectSendStream[SessionMessage | Exception], max_line: int) -> None:
+    def __init__(self, sink: InboxQueue, max_line: int) -> None:
         self._sink = sink
         self._framer = LineFramer(max_line)
         self._max_line = max_line
         self._transport: Any = None
         self._paused = False
-        buffer = getattr(getattr(sink, "_state", None), "buffer", None)
-        self._buffer: Any = buffer if isinstance(buffer, collections.deque) else None
-        """The inbox's queue itself, when anyio exposes it: its length is what `statistics()`
-        reports, at a fraction of the cost (asked twice per message)."""
         self.direct: Callable[[SessionMessage | Exception], bool] | None = None
         """Offered each message first while the backlog is empty; True means it was taken."""
         self.congested: Callable[[], bool] = _never
@@ -75,12 +136,10 @@ class _InboxProtocol(asyncio.Protocol):
         if direct is not None and not self.backlog and not self.congested() and direct(item):
             return
         self.backlog += 1
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self._sink.send_nowait(item)
+        self._sink.put(item)
 
     def _queued(self) -> int:
-        buffer = self._buffer
-        return len(buffer) if buffer is not None else self._sink.statistics().current_buffer_used
+        return len(self._sink.items)
 
     async def _resume_when_drained(self) -> None:
         while self._queued() > _INBOX_HIGH // 2 or self.congested():
@@ -93,11 +152,11 @@ class _InboxProtocol(asyncio.Protocol):
         tail = self._framer.flush()
         if tail is not None:
             self._put(tail)
-        self._sink.close()
+        self._sink.close_input()
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._sink.close()
+        self._sink.close_input()
 
 
 class DirectLineWriter(WireWriter):
@@ -258,7 +317,7 @@ class Inbox(WireReader):
     to take messages straight from the read callback (`set_direct_consumer`), skipping the queue
     and the loop pass it costs. `receive()` is the official face (models), `receive_wire()` ours."""
 
-    def __init__(self, receive: MemoryObjectReceiveStream[SessionMessage | Exception], protocol: _InboxProtocol) -> None:
+    def __init__(self, receive: InboxQueue, protocol: _InboxProtocol) -> None:
         self._receive = receive
         self._protocol = protocol
         self.statistics = receive.statistics
@@ -310,12 +369,12 @@ async def open_stdio(in_fd: int, out_fd: int, max_line: int,
                      max_queued_output: int = MAX_QUEUED_OUTPUT) -> tuple[Inbox, DirectLineWriter, Any]:
     """(read stream, direct writer, read transport) over two pipe fds, owned from here on."""
     loop = asyncio.get_running_loop()
-    send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](math.inf)
-    protocol = _InboxProtocol(send, max_line)
+    queue = InboxQueue()
+    protocol = _InboxProtocol(queue, max_line)
     writer = DirectLineWriter(loop, out_fd, max_queued_output)
     protocol.congested = writer.congested
     read_transport, _ = await loop.connect_read_pipe(lambda: protocol, os.fdopen(in_fd, "rb", buffering=0))
-    return Inbox(receive, protocol), writer, read_in_chunks(read_transport)
+    return Inbox(queue, protocol), writer, read_in_chunks(read_transport)
 
 
 def _never() -> bool:

@@ -22,7 +22,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from mcp._engine import tap
-from mcp._engine.peer import Peer, ReadStream, WriteStream
+from mcp._engine.peer import NativeGroup, Peer, ReadStream, WriteStream
 from mcp._protocol import messages as m
 from mcp.shared.dispatcher import (
     CallOptions,
@@ -107,6 +107,8 @@ class JSONRPCDispatcher(Peer, Dispatcher[TransportT]):
     docstring): a `Peer` whose `run(on_request, on_notify)` serves inbound messages until the read
     stream ends; sending before `run()` raises `RuntimeError`, after the end
     `MCPError(CONNECTION_CLOSED)`."""
+
+    native_group = False  # a handler's failure with raise_handler_exceptions stops the group
 
     def __init__(
         self,
@@ -251,7 +253,7 @@ class JSONRPCDispatcher(Peer, Dispatcher[TransportT]):
         if failure is not None and self._raise_handler_exceptions:
             self._failure = failure
             group = self.task_group
-            if group is not None:
+            if group is not None and not isinstance(group, NativeGroup):  # never one here (`native_group`)
                 group.cancel_scope.cancel()
 
     async def _answer(self, ctx: _RequestContext[TransportT], method: str,

@@ -30,7 +30,33 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-__all__ = ["asyncio_loop", "shielded", "start_task"]
+__all__ = ["asyncio_loop", "run", "shielded", "start_task"]
+
+
+def run(main: Callable[[], Coroutine[Any, Any, Any]], *, use_uvloop: bool) -> Any:
+    """`main()` to completion on a new event loop (uvloop's if asked), as `anyio.run(main,
+    backend="asyncio")` runs it (asyncio's `Runner`: Ctrl-C cancels `main`, leftover tasks are
+    cancelled, async generators and the default executor shut down), without loading anyio, whose
+    primitives still work inside (anyio adopts tasks it did not start). Python 3.10 has no
+    `Runner`: there it is `anyio.run`."""
+    if sys.version_info < (3, 11):
+        import anyio
+
+        return anyio.run(main, backend="asyncio", backend_options={"use_uvloop": use_uvloop})
+    factory: Callable[[], asyncio.AbstractEventLoop] | None = None
+    if use_uvloop:
+        import uvloop  # pyright: ignore[reportMissingImports]
+
+        factory = uvloop.new_event_loop  # pyright: ignore[reportUnknownMemberType]
+
+    async def named() -> Any:
+        task = asyncio.current_task()
+        if task is not None:  # named as anyio names its root task
+            task.set_name(f"{main.__module__}.{main.__qualname__}")
+        return await main()
+
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(named())
 
 
 def asyncio_loop() -> asyncio.AbstractEventLoop:
@@ -91,21 +117,18 @@ def start_task(coro: Coroutine[Any, Any, Any], context: contextvars.Context) -> 
 
 
 def _anyio_task_states() -> Any:
-    """anyio's asyncio backend's table of each task's innermost cancel scope (None if absent)."""
-    try:
-        from anyio._backends import _asyncio as backend
-    except ImportError:  # pragma: no cover - anyio without its asyncio backend
-        return None
-    return getattr(backend, "_task_states", None)
-
-
-_TASK_STATES = _anyio_task_states()
+    """anyio's asyncio backend's table of each task's innermost cancel scope, or None while the
+    backend is not loaded (then no task can be inside an anyio cancel scope). Looked up, never
+    imported: a stdio server that uses no anyio feature never loads it."""
+    backend = sys.modules.get("anyio._backends._asyncio")
+    return getattr(backend, "_task_states", None) if backend is not None else None
 
 
 def shielded(task: asyncio.Task[Any]) -> bool:
     """Whether `task` is inside an anyio cancel scope with `shield=True` right now: its innermost
     scope and the ones around it in the same task are looked at (anyio keeps them per task)."""
-    state = _TASK_STATES.get(task) if _TASK_STATES is not None else None
+    states = _anyio_task_states()
+    state = states.get(task) if states is not None else None
     scope = getattr(state, "cancel_scope", None)
     while scope is not None and getattr(scope, "_host_task", None) is task:
         if scope.shield:

@@ -12,6 +12,7 @@ import anyio
 
 from mcp._engine import tap
 from mcp._engine.calls import PendingRequest, abandon_reason, current_metadata
+from mcp._engine.loop_event import LoopEvent
 from mcp._engine.seam import RoutedMetadata, WireWriter
 from mcp._protocol import messages as m
 from mcp._telemetry import enabled
@@ -31,7 +32,7 @@ class PeerOutgoing:
     _drop_when_full: bool
     _ids: itertools.count[int]
     _pending: dict[Any, PendingRequest]
-    closed: anyio.Event
+    closed: LoopEvent
     protocol_version: str | None
     max_pending_requests: int
 

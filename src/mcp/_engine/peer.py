@@ -29,11 +29,10 @@ import contextvars
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 import anyio
 import sniffio
-from anyio.abc import TaskGroup
 
 from mcp._engine import tap, workers
 from mcp._engine.calls import CancellationFlag as CancellationFlag
@@ -41,6 +40,7 @@ from mcp._engine.calls import NativeCall, OffloadedCall, PendingRequest
 from mcp._engine.calls import RaisedException as RaisedException
 from mcp._engine.calls import current_cancellation as current_cancellation
 from mcp._engine.calls import current_metadata as current_metadata
+from mcp._engine.loop_event import LoopEvent
 from mcp._engine.outgoing import PeerOutgoing
 from mcp._engine.seam import WireReader, WireWriter, wire_reader, wire_writer
 from mcp._protocol import messages as m
@@ -48,6 +48,9 @@ from mcp.shared import _stream_protocols
 from mcp.shared._request_clock import RequestClock
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
 
 logger = logging.getLogger("mcp.engine")
 
@@ -74,6 +77,10 @@ _ID_TYPES = (str, int)
 
 class Peer(PeerOutgoing):
     """Runs a connection; see the module docstring. Use `run()` inside a task group."""
+
+    native_group: ClassVar[bool] = True
+    """Whether a server on asyncio serves without an anyio task group (see `run`). Off for owners
+    that stop the whole group on a failure (its cancel scope)."""
 
     def __init__(
         self,
@@ -111,7 +118,7 @@ class Peer(PeerOutgoing):
         self._completed: collections.deque[tuple[Any, OffloadedCall]] = collections.deque()
         """Offloaded requests finished by their worker, appended there, settled on the loop."""
         self._run_context: contextvars.Context | None = None
-        self._tg: TaskGroup | None = None
+        self._tg: TaskGroup | NativeGroup | None = None
         self._start_native: Callable[..., Any] = _not_on_asyncio
         self._loop: Any = None
         """The asyncio event loop running `run()` (offloaded jobs are AnyIO worker threads of it)."""
@@ -128,10 +135,10 @@ class Peer(PeerOutgoing):
         self.max_pending_requests = max_pending_requests
         self._active = 0
         """Incoming requests admitted and not finished (tracked by id or not)."""
-        self._drained: anyio.Event | None = None
+        self._drained: LoopEvent | None = None
         self.drain_timeout = 10.0
         """At end of input, how long requests already received may take to finish."""
-        self.closed = anyio.Event()
+        self.closed = LoopEvent()
         self.protocol_version: str | None = None
         """The revision in force, for wire taps; owners update it."""
 
@@ -144,53 +151,22 @@ class Peer(PeerOutgoing):
         direct = self._offload is not None and read.set_direct_consumer(self._offer)
         processed: Callable[[], None] | None = read.processed if direct else None
         try:
-            async with anyio.create_task_group() as tg:
-                self._tg = tg
-                if sniffio.current_async_library() == "asyncio":
-                    from mcp._engine.native import asyncio_loop, start_task
-
-                    self._native = {}
-                    self._start_native = start_task
-                    self._loop = asyncio_loop()
-                receive_nowait, receive = read.receive_wire_nowait, read.receive_wire
-                wait_for_room, congested = self._write.wait_for_room, self._write.congested
-                try:
-                    while True:
-                        try:
-                            # Take what is already buffered without a checkpoint; wait otherwise.
-                            item = receive_nowait()
-                        except anyio.WouldBlock:
-                            try:
-                                item = await receive()
-                            except anyio.EndOfStream:
-                                break
-                        except anyio.EndOfStream:
-                            break
-                        if isinstance(item, Exception):
-                            await self._reject_unparsable(item)
-                        else:
-                            if congested():
-                                # The peer is not reading our output: start nothing more until it does.
-                                await wait_for_room()
-                            await self._receive(item, tg)
-                        if processed is not None:
-                            processed()
-                    # End of input: nothing can answer our own requests any more, but requests
-                    # already received still deserve their answers (bounded by drain_timeout).
-                    self._close()
-                    with anyio.move_on_after(self.drain_timeout):
-                        while True:
-                            self._settle()
-                            if not self._active:
-                                break
-                            if self._offloaded:  # workers do not wake the loop: poll
-                                await anyio.sleep(0.002)
-                                continue
-                            self._drained = anyio.Event()
-                            await self._drained.wait()
-                finally:
-                    tg.cancel_scope.cancel()
-                    await self._stop_native_tasks()
+            if self.native_group and self._role == "server" and sniffio.current_async_library() == "asyncio":
+                # A server on asyncio needs no anyio task group: its request tasks are native, and
+                # so is what it spawns (`task_group.start_soon`: notification handlers, which answer
+                # their own failures); all of them are stopped together at the end. Serving stdio
+                # then never loads anyio's backend unless a handler uses anyio.
+                await self._serve_native(read, processed)
+            else:
+                async with anyio.create_task_group() as tg:
+                    self._tg = tg
+                    if sniffio.current_async_library() == "asyncio":
+                        self._go_native()
+                    try:
+                        await self._receive_all(read, processed, tg)
+                    finally:
+                        tg.cancel_scope.cancel()
+                        await self._stop_native_tasks()
         finally:
             if direct:
                 read.set_direct_consumer(None)
@@ -199,6 +175,65 @@ class Peer(PeerOutgoing):
             self._read.close()
             self._close()
             self._in_flight.clear()  # a task cancelled before its first step never unregisters
+
+    def _go_native(self) -> None:
+        from mcp._engine.native import asyncio_loop, start_task
+
+        self._native = {}
+        self._start_native = start_task
+        self._loop = asyncio_loop()
+
+    async def _serve_native(self, read: WireReader, processed: Callable[[], None] | None) -> None:
+        self._go_native()
+        group = self._tg = NativeGroup(self)
+        try:
+            await self._receive_all(read, processed, group)
+        except BaseException as exc:
+            if isinstance(exc, _cancelled()):
+                raise
+            # Raised as the task group this stands in for raised it (wrapped), for whoever awaits run().
+            raise _ExceptionGroup("unhandled errors in a TaskGroup", [exc]) from None
+        finally:
+            await self._stop_native_tasks()
+
+    async def _receive_all(self, read: WireReader, processed: Callable[[], None] | None,
+                           tg: TaskGroup | NativeGroup) -> None:
+        """The receive loop of `run()`, then the drain at end of input."""
+        receive_nowait, receive = read.receive_wire_nowait, read.receive_wire
+        wait_for_room, congested = self._write.wait_for_room, self._write.congested
+        while True:
+            try:
+                # Take what is already buffered without a checkpoint; wait otherwise.
+                item = receive_nowait()
+            except anyio.WouldBlock:
+                try:
+                    item = await receive()
+                except anyio.EndOfStream:
+                    break
+            except anyio.EndOfStream:
+                break
+            if isinstance(item, Exception):
+                await self._reject_unparsable(item)
+            else:
+                if congested():
+                    # The peer is not reading our output: start nothing more until it does.
+                    await wait_for_room()
+                await self._receive(item, tg)
+            if processed is not None:
+                processed()
+        # End of input: nothing can answer our own requests any more, but requests already
+        # received still deserve their answers (bounded by drain_timeout).
+        self._close()
+        with anyio.move_on_after(self.drain_timeout):
+            while True:
+                self._settle()
+                if not self._active:
+                    break
+                if self._offloaded:  # workers do not wake the loop: poll
+                    await anyio.sleep(0.002)
+                    continue
+                self._drained = LoopEvent()
+                await self._drained.wait()
 
     async def handle(self, message: Any, metadata: Any = None) -> None:
         """Handle one message in the calling task (HTTP serves each POST this way): a request is
@@ -243,7 +278,7 @@ class Peer(PeerOutgoing):
             pending.event.set()
 
     @property
-    def task_group(self) -> TaskGroup | None:
+    def task_group(self) -> TaskGroup | NativeGroup | None:
         """The group `run()` serves the connection in, while it runs."""
         return self._tg
 
@@ -254,7 +289,7 @@ class Peer(PeerOutgoing):
         code = getattr(exc, "code", PARSE_ERROR)
         await self.send(m.error_response(None, code, str(exc)))
 
-    async def _receive(self, item: SessionMessage, tg: TaskGroup | None) -> None:
+    async def _receive(self, item: SessionMessage, tg: TaskGroup | NativeGroup | None) -> None:
         message = item.message
         try:
             kind = m.classify(message)
@@ -340,7 +375,7 @@ class Peer(PeerOutgoing):
             current_cancellation.reset(scope_token)
             current_metadata.reset(token)
 
-    def _start(self, message: dict[str, Any], metadata: Any, tg: TaskGroup) -> None:
+    def _start(self, message: dict[str, Any], metadata: Any, tg: TaskGroup | NativeGroup) -> None:
         """Start serving an admitted request: offloaded to a worker, or in a task of its own."""
         if self._offload is not None and metadata is None and self._try_offload(message):
             return
@@ -348,6 +383,7 @@ class Peer(PeerOutgoing):
         context = self._run_context
         assert context is not None
         if native is None:
+            assert not isinstance(tg, NativeGroup)  # a native group comes with native tasks
             scope = anyio.CancelScope()
             if self._track_ids:
                 self._in_flight[message["id"]] = scope
@@ -465,6 +501,49 @@ class Peer(PeerOutgoing):
             await self.send(m.error_response(request_id, INTERNAL_ERROR, "Internal error"), metadata)
         except Exception:
             logger.exception("could not answer request %r", request_id)
+
+
+def _cancelled() -> type[BaseException]:
+    import asyncio
+
+    return asyncio.CancelledError
+
+
+try:
+    _ExceptionGroup: Any = BaseExceptionGroup  # type: ignore[name-defined]
+except NameError:  # pragma: no cover - Python 3.10
+    from exceptiongroup import BaseExceptionGroup as _ExceptionGroup  # type: ignore[no-redef]  # pyright: ignore
+
+
+class NativeGroup:
+    """What a server's peer on asyncio offers as its `task_group`: `start_soon` starts a native
+    task (scheduled, in a copy of the caller's context, as an anyio group's would be), kept with the
+    request tasks and stopped with them when `run()` ends (shields hold). Nothing of anyio is
+    loaded for it."""
+
+    __slots__ = ("_peer",)
+
+    def __init__(self, peer: Peer) -> None:
+        self._peer = peer
+
+    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any, name: object = None) -> None:
+        native = self._peer._native  # pyright: ignore[reportPrivateUsage]
+        if native is None:
+            raise RuntimeError("the connection is not running")
+        call = NativeCall()
+        task = self._peer._loop.create_task(_spawned(native, call, func, args))  # pyright: ignore[reportPrivateUsage]
+        if not task.done():
+            call.task = task
+            native[call] = task
+
+
+async def _spawned(native: dict[NativeCall, Any], call: NativeCall, func: Callable[..., Awaitable[Any]],
+                   args: tuple[Any, ...]) -> None:
+    try:
+        with call:
+            await func(*args)
+    finally:
+        native.pop(call, None)
 
 
 def _not_on_asyncio(*args: Any) -> Any:

@@ -40,11 +40,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp.shared.message import SessionMessage
 
 if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
     from mcp.types import JSONRPCMessage
 
 __all__ = ["RoutedMetadata", "WireReader", "WireReceiveStream", "WireSendStream", "WireWriter", "as_model", "as_wire",
@@ -264,8 +265,7 @@ class _ForeignReader(WireReader):
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
-        self._memory: MemoryObjectReceiveStream[Any] | None = (
-            stream if isinstance(stream, MemoryObjectReceiveStream) else None)
+        self._memory: MemoryObjectReceiveStream[Any] | None = stream if _is_memory(stream, "Receive") else None
 
     def receive_wire_nowait(self) -> Item:
         if self._memory is None:
@@ -285,8 +285,7 @@ class _ForeignWriter(WireWriter):
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
-        self._memory: MemoryObjectSendStream[Any] | None = (
-            stream if isinstance(stream, MemoryObjectSendStream) else None)
+        self._memory: MemoryObjectSendStream[Any] | None = stream if _is_memory(stream, "Send") else None
 
     def send_wire_nowait(self, item: SessionMessage) -> None:
         if self._memory is None:
@@ -299,6 +298,13 @@ class _ForeignWriter(WireWriter):
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
+
+
+def _is_memory(stream: Any, end: str) -> bool:
+    """Is `stream` the `end` ("Send"/"Receive") of an anyio memory object stream? Answered without
+    importing anyio's streams: while they are not loaded, nothing can be one."""
+    module = sys.modules.get("anyio.streams.memory")
+    return module is not None and isinstance(stream, getattr(module, f"MemoryObject{end}Stream"))
 
 
 def _official(item: SessionMessage) -> Any:

@@ -10,16 +10,18 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from mcp._engine.seam import WireWriter, wire_item
 from mcp._protocol.codec import EncodeError, ParseError, decode, encode_line
 from mcp._protocol.framing import OVERSIZED, LineFramer
 from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INVALID_REQUEST
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 logger = logging.getLogger("mcp.stdio")
 

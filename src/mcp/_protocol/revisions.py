@@ -6,7 +6,8 @@ drop, recursively, every key that some revision defines for an object but the ta
 Keys that no revision defines (vendor extensions, which every schema permits) pass through, `_meta` is never
 touched, and free-form values (`inputSchema`, `structuredContent`, `arguments`, ...) are never looked into.
 
-The shapes come from the generated `_revision_shapes` module, imported on first use. Each revision is
+The shapes come from the generated `_revision_shapes` module, imported on first use (with `KNOWN`, what
+`known_keys` makes of them, computed when it is generated). Each revision is
 compiled once into closures; objects that can never need pruning compile to nothing, so for most methods
 the call is two dict lookups, and nothing is copied unless a key is actually removed.
 """
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from types import ModuleType
 
-__all__ = ["prune_params", "prune_result"]
+__all__ = ["known_keys", "prune_params", "prune_result"]
 
 _Prune = Callable[[Any], Any]
 """Returns its argument itself when nothing was removed, else a pruned shallow copy."""
@@ -69,8 +70,8 @@ def _load(version: str) -> _Tables:
     shapes = _shapes()
     if version not in shapes.OBJECTS:
         return _EMPTY
-    if not _known:
-        _known.update(_known_keys(shapes))
+    if not _known:  # computed by the generator (`known_keys`), which takes a while at run time
+        _known.update({name: frozenset(keys.split()) for name, keys in shapes.KNOWN.items()})
     compiler = _Compiler(shapes, version)
     results: dict[str, _Prune] = {}
     alternatives: dict[str, list[str]] = shapes.RESULT_ALTERNATIVES[version]
@@ -95,7 +96,7 @@ def _names(spec: Any) -> list[str]:
     return [] if spec == _FREE else [cast(str, spec)]
 
 
-def _known_keys(shapes: ModuleType) -> dict[str, frozenset[str]]:
+def known_keys(shapes: Any) -> dict[str, frozenset[str]]:
     """Every key any revision defines for each shape name.
 
     A named definition collects its own keys across revisions. An inline object (a dotted name such as

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import anyio
 from anyio.abc import TaskGroup
 
+from mcp._engine.loop_event import LoopEvent
 from mcp._engine.peer import Peer, ReadStream, WriteStream
 from mcp.client.context import ClientRequestContext as ClientRequestContext
 from mcp.client.context import ElicitationFnT as ElicitationFnT
@@ -217,4 +218,4 @@ class ConnectionEnd:
     @property
     def _closed(self) -> bool:
         closed = getattr(self._peer, "closed", None)
-        return isinstance(closed, anyio.Event) and closed.is_set()
+        return isinstance(closed, (anyio.Event, LoopEvent)) and closed.is_set()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
+from mcp._engine.loop_event import LoopEvent
 from mcp.shared.exceptions import NoBackChannelError, warn_deprecated
 from mcp.types.version import LATEST_HANDSHAKE_VERSION, LOG_LEVEL_META_KEY, MODERN_VERSIONS
 
@@ -98,7 +99,7 @@ class Connection:
         self._handshake: tuple[Any, Any] | None = None
         """(client info, capabilities) as `initialize` carried them (wire dicts or models), kept
         until first read: a session that never asks pays no validation."""
-        self._initialized: anyio.Event | None = None
+        self._initialized: LoopEvent | None = None
         self._state: dict[str, Any] | None = None
         self._exit_stack: AsyncExitStack | None = None
 
@@ -106,11 +107,11 @@ class Connection:
     # connection of its own, and most never touch them.
 
     @property
-    def initialized(self) -> anyio.Event:
+    def initialized(self) -> LoopEvent:
         """Set once the client sent `notifications/initialized` (at once for `from_envelope`)."""
         event = self._initialized
         if event is None:
-            event = self._initialized = anyio.Event()
+            event = self._initialized = LoopEvent()
         return event
 
     @property

@@ -13,13 +13,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
-from anyio.streams.memory import MemoryObjectSendStream
 
+from mcp._engine.loop_event import LoopEvent
 from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import CONNECTION_CLOSED, METHOD_NOT_FOUND
 from mcp.types.version import MODERN_VERSIONS
 
 if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectSendStream
+
     from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY as SUBSCRIPTION_ID_META_KEY
     from mcp.shared.subscriptions import PromptsListChanged as PromptsListChanged
     from mcp.shared.subscriptions import ResourcesListChanged as ResourcesListChanged
@@ -145,9 +147,9 @@ class ListenHandler:
             await peer.send_notification("notifications/subscriptions/acknowledged",
                                          {"notifications": filter_.to_wire(), "_meta": tag})
             async with anyio.create_task_group() as watchers:
-                if isinstance(input_closed, anyio.Event):
+                if isinstance(input_closed, (anyio.Event, LoopEvent)):
 
-                    async def end_on_close(closed: anyio.Event = input_closed) -> None:
+                    async def end_on_close(closed: anyio.Event | LoopEvent = input_closed) -> None:
                         nonlocal lost
                         await closed.wait()
                         lost = True

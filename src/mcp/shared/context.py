@@ -8,12 +8,14 @@ request's outbound channel): transport facts, cancellation, `_meta`, and talking
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
-from mcp.shared.dispatcher import CallOptions, DispatchContext
 from mcp.shared.transport_context import TransportContext
+
+if TYPE_CHECKING:  # annotations only: a server answers its first requests without these protocols
+    from mcp.shared.dispatcher import CallOptions, DispatchContext
 
 __all__ = ["BaseContext"]
 

@@ -47,7 +47,7 @@ class ServerRunning(ServerHandlers):
             unknown = set(options) - {"max_message_size", "max_queued_output"}
             if unknown:
                 raise TypeError(f"run(transport='stdio') got unexpected option(s) {sorted(unknown)}")
-            _run_loop(lambda: self.run_stdio_async(**options))
+            _run_loop(lambda: self.run_stdio_async(**options), native=True)
         elif transport == "streamable-http":
             _run_loop(lambda: self.run_streamable_http_async(**options))
         elif transport == "sse":
@@ -151,11 +151,11 @@ class ServerRunning(ServerHandlers):
         return decorator
 
 
-def _run_loop(main: Callable[[], Any]) -> None:
-    """`anyio.run` on asyncio, with uvloop when available (set MCP_NO_UVLOOP=1 to opt out)."""
+def _run_loop(main: Callable[[], Any], *, native: bool = False) -> None:
+    """`anyio.run` on asyncio, with uvloop when available (set MCP_NO_UVLOOP=1 to opt out).
+    `native`: the same loop run by asyncio's own runner (`mcp._engine.native.run`), which loads
+    no anyio: a stdio server that uses no anyio feature starts without it."""
     import os
-
-    import anyio
 
     options: dict[str, Any] = {}
     if not os.environ.get("MCP_NO_UVLOOP"):
@@ -165,4 +165,11 @@ def _run_loop(main: Callable[[], Any]) -> None:
             options["use_uvloop"] = True
         except ImportError:
             pass
+    if native:
+        from mcp._engine import native as native_loop
+
+        native_loop.run(main, use_uvloop=bool(options))
+        return
+    import anyio
+
     anyio.run(main, backend="asyncio", backend_options=options)
