@@ -96,6 +96,16 @@ class SessionHandshake:
         return self._connection.protocol_version
 
     @property
+    def handshake_settled(self) -> bool:
+        """Whether `initialize` settled this session's version (never, on stateless HTTP)."""
+        return self._protocol_version is not None
+
+    @property
+    def progress_callbacks(self) -> dict[Any, ProgressFnT]:
+        """The callbacks for progress the client reports on our requests to it, by progress token."""
+        return self._progress_callbacks
+
+    @property
     def can_send_request(self) -> bool:
         """Whether a server-initiated request can reach the client now."""
         return bool(self._request_outbound.can_send_request)

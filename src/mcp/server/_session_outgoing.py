@@ -273,7 +273,7 @@ class RequestChannel:
     def can_send_request(self) -> bool:
         """A request reaches the client once the handshake is done, except on stateless HTTP."""
         session = self._session
-        return not session.stateless and session._protocol_version is not None
+        return not session.stateless and session.handshake_settled
 
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
         await self._session.peer.send_notification(method, cast("dict[str, Any] | None", params))
@@ -294,11 +294,11 @@ class RequestChannel:
         token = peer.next_request_id()  # the request's own id, as officially
         wire = {**(wire or {})}
         wire["_meta"] = {**wire.get("_meta", {}), "progressToken": token}
-        session._progress_callbacks[token] = on_progress
+        session.progress_callbacks[token] = on_progress
         try:
             return await peer.send_request(method, wire, timeout=timeout, request_id=token)
         finally:
-            session._progress_callbacks.pop(token, None)
+            session.progress_callbacks.pop(token, None)
 
     async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """`notifications/progress` against the served request's token; nothing when it gave none."""
@@ -316,6 +316,6 @@ class StandaloneChannel(RequestChannel):
 
     async def notify(self, method: str, params: Mapping[str, Any] | None, opts: CallOptions | None = None) -> None:
         session = self._session
-        if session._protocol_version is None:
+        if not session.handshake_settled:
             return
         await session.peer.send_notification(method, cast("dict[str, Any] | None", params), _UNRELATED)

@@ -1,28 +1,21 @@
 """The request path of the Streamable HTTP front door: `StreamableHTTPSessionManager`, one ASGI
 endpoint for both protocol eras (`mcp.server.streamable_http` is its official home).
 
-- 2026-07-28 requests (the era is `mcp._protocol.lifecycle.request_era`'s: any
-  `MCP-Protocol-Version` header but a handshake-era one, or, without the header, a 2026 version in
-  `_meta`) are self-contained: no session, routing headers checked against the body, errors
-  mapped to HTTP statuses, as the official modern entry answers them.
-- Handshake-era requests get sessions (`Mcp-Session-Id`, the session table of
-  `mcp.server._http.sessions`), unless `stateless=True`. Session-less requests each get their own
-  throwaway `ServerSession`: nothing one request sets (log level, ids in flight) is seen by another
-  client's. Requests are checked in the official transport's order and answered with its statuses
-  and texts.
+- 2026-07-28 requests (the era is `mcp._protocol.lifecycle.request_era`'s) are self-contained: no
+  session, routing headers checked against the body, errors mapped to HTTP statuses, as the
+  official modern entry answers them.
+- Handshake-era requests get sessions (`Mcp-Session-Id`, the table of `mcp.server._http.sessions`)
+  unless `stateless=True`; a session-less request gets its own throwaway `ServerSession`, so nothing
+  one request sets is seen by another client's. Checks, statuses and texts follow the official
+  transport.
 
-Each POST is served in its own ASGI task: the request runs to completion there, and a watcher
-(started once the request has run for a moment) notices a client that disconnects. As officially,
-a handshake-era request is answered with an SSE stream (`json_response=True`: one JSON body that
-carries only the answer; the `ResponseChannel` of `mcp.server._http.channel`); messages related to
-no request ride the session's GET stream. A session's call outlives its client's connection (a
-disconnect is no cancellation); a session-less one is cancelled. No background task is needed, so
-the app works mounted inside another app without wiring its lifespan (the server lifespan is then
-entered on first use).
-
-With an event store, streams are resumable (`mcp.server._http.resumption`); with a
-`session_store` (`MCPServer(state=RedisState...)` provides one), sessions are shared by every
-worker (`mcp.server._http.shared_sessions`).
+Each POST is served in its own ASGI task, with a watcher for a client that disconnects (a session's
+call outlives it; a session-less one is cancelled). A handshake-era request is answered with an SSE
+stream (`json_response=True`: one JSON body; `mcp.server._http.channel`); messages related to no
+request ride the session's GET stream. No background task is needed, so the app works mounted in
+another app (the server lifespan is entered on first use). With an event store, streams are
+resumable (`mcp.server._http.resumption`); with a `session_store`, every worker shares the sessions
+(`mcp.server._http.shared_sessions`).
 """
 
 from __future__ import annotations
