@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import anyio
 import httpx
+import httpx2
 import pytest
 from pydantic import AnyUrl
 
@@ -726,7 +727,7 @@ async def test_a_subclass_can_guard_the_authorization_step(world: Any) -> None:
     """FastMCP's `OAuth` overrides `_perform_authorization` to refuse expired registrations."""
 
     class Guarded(OAuthClientProvider):
-        async def _perform_authorization(self) -> httpx.Request:
+        async def _perform_authorization(self) -> httpx2.Request:
             assert self.context.client_info is not None
             raise OAuthFlowError(f"refusing {self.context.client_info.client_id}")
 

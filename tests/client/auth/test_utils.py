@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import pytest
 from pydantic import AnyUrl, ValidationError
 
@@ -180,8 +180,8 @@ def test_path_less_identifiers_get_no_trailing_slash() -> None:
 # -- the official helper functions ------------------------------------------------------------------
 
 
-def _challenge(header: str, status: int = 401) -> httpx.Response:
-    return httpx.Response(status, headers={"WWW-Authenticate": header})
+def _challenge(header: str, status: int = 401) -> httpx2.Response:
+    return httpx2.Response(status, headers={"WWW-Authenticate": header})
 
 
 def test_www_authenticate_fields_are_read_quoted_or_bare() -> None:
@@ -192,7 +192,7 @@ def test_www_authenticate_fields_are_read_quoted_or_bare() -> None:
     assert utils.extract_resource_metadata_from_www_auth(response) == (
         "https://x.example/.well-known/oauth-protected-resource")
     assert utils.extract_resource_metadata_from_www_auth(_challenge("Bearer resource_metadata=x", 400)) is None
-    assert utils.extract_field_from_www_auth(httpx.Response(401), "scope") is None
+    assert utils.extract_field_from_www_auth(httpx2.Response(401), "scope") is None
 
 
 def test_discovery_urls_follow_the_spec_order() -> None:
@@ -237,30 +237,30 @@ def test_issuers_match_only_tolerates_a_root_trailing_slash() -> None:
 
 @pytest.mark.anyio
 async def test_a_registration_response_never_sets_the_issuer_binding() -> None:
-    response = httpx.Response(201, json={"client_id": "c", "client_secret": "s", "issuer": "https://evil.example",
+    response = httpx2.Response(201, json={"client_id": "c", "client_secret": "s", "issuer": "https://evil.example",
                                          "redirect_uris": None})
     info = await utils.handle_registration_response(response)
     assert info.client_id == "c" and info.issuer is None and info.redirect_uris is None
     with pytest.raises(OAuthRegistrationError, match="Registration failed: 400"):
-        await utils.handle_registration_response(httpx.Response(400, text="nope"))
+        await utils.handle_registration_response(httpx2.Response(400, text="nope"))
 
 
 @pytest.mark.anyio
 async def test_metadata_responses_say_whether_to_keep_looking() -> None:
-    assert await utils.handle_auth_metadata_response(httpx.Response(404)) == (True, None)
-    assert await utils.handle_auth_metadata_response(httpx.Response(500)) == (False, None)
-    keep, metadata = await utils.handle_auth_metadata_response(httpx.Response(200, json={
+    assert await utils.handle_auth_metadata_response(httpx2.Response(404)) == (True, None)
+    assert await utils.handle_auth_metadata_response(httpx2.Response(500)) == (False, None)
+    keep, metadata = await utils.handle_auth_metadata_response(httpx2.Response(200, json={
         "issuer": "https://as.example", "authorization_endpoint": "https://as.example/a",
         "token_endpoint": "https://as.example/t"}))
     assert keep and metadata is not None and str(metadata.issuer) == "https://as.example"
-    assert await utils.handle_protected_resource_response(httpx.Response(404)) is None
+    assert await utils.handle_protected_resource_response(httpx2.Response(404)) is None
     utils.validate_metadata_issuer(metadata, "https://as.example")
     with pytest.raises(OAuthFlowError, match="issuer mismatch"):
         utils.validate_metadata_issuer(metadata, "https://as.example/")
     with pytest.raises(OAuthFlowError, match="iss mismatch"):
         utils.validate_authorization_response_iss("https://evil.example", metadata)
     utils.validate_authorization_response_iss(None, metadata)
-    token = await utils.handle_token_response_scopes(httpx.Response(200, json={"access_token": "a",
+    token = await utils.handle_token_response_scopes(httpx2.Response(200, json={"access_token": "a",
                                                                                "token_type": "bearer"}))
     assert token.token_type == "Bearer"
 
