@@ -10,7 +10,8 @@ import pytest
 
 import mcp.types as types
 from mcp.types import methods
-from mcp.types._method_maps import SchemaInputRequiredResult, SchemaResult
+from mcp.types._method_maps import InputRequiredResult as SchemaInputRequiredResult
+from mcp.types._method_maps import Result as SchemaResult
 from mcp.types.version import SUPPORTED_PROTOCOL_VERSIONS
 from schema_check import find_spec_dir
 

@@ -65,7 +65,7 @@ def _rows(sender: Sender, kind: Kind) -> Iterable[tuple[str, MethodInfo]]:
     )
 
 
-class SchemaInputRequiredResult(types.Result):
+class InputRequiredResult(types.Result):
     """The 2026-07-28 schema's `InputRequiredResult`, the second arm of an input-required surface row.
 
     The schema types `resultType` as any string and requires nothing else, so this arm admits every
@@ -83,18 +83,19 @@ class SchemaInputRequiredResult(types.Result):
     request_state: str | None = None
 
 
-class SchemaResult(types.Result):
+class Result(types.Result):
     """The schema's `Result`, the surface row of a method answered by an empty result (`ping`,
-    `logging/setLevel`, ...): the schema lets it carry any field, so its fields are kept."""
+    `logging/setLevel`, ...): the schema lets it carry any field, so its fields are kept. Both
+    classes carry the schema's names, so the surface maps name the types as the official's do."""
 
     model_config = ConfigDict(title="Result", extra="allow")
 
 
 def _surface_result(info: MethodInfo, version: str) -> SurfaceRow:
     assert info.result is not None
-    own = SchemaResult if info.result == "EmptyResult" else _model(info.result)
+    own = Result if info.result == "EmptyResult" else _model(info.result)
     if version in info.input_required and version in MODERN_PROTOCOL_VERSIONS:
-        return own | SchemaInputRequiredResult
+        return own | InputRequiredResult
     return own
 
 
