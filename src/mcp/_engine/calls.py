@@ -6,21 +6,43 @@ outgoing request awaiting its response."""
 from __future__ import annotations
 
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
 if TYPE_CHECKING:
     from mcp.shared._request_clock import RequestClock
 
-current_metadata: ContextVar[tuple[object, Any] | None] = ContextVar("mcp_current_request_metadata", default=None)
+T = TypeVar("T")
+
+_request_locals: list[tuple[ContextVar[Any], Any]] = []
+
+
+def request_local(var: ContextVar[T], default: T) -> ContextVar[T]:
+    """Register `var` (whose default is `default`) as describing the request being served or sent
+    in this task, and return it. A request that arrives with its sender's context (in memory, see
+    `mcp._engine.memory`) starts with every such variable back at its default: the sender's
+    request is not the one this connection serves."""
+    _request_locals.append((var, default))
+    return var
+
+
+def reset_request_locals() -> None:
+    """Set every `request_local` variable to its default in the current context."""
+    for var, default in _request_locals:
+        var.set(default)
+
+
+current_metadata: ContextVar[tuple[object, Any] | None] = request_local(
+    ContextVar("mcp_current_request_metadata", default=None), None)
 """(the engine serving it, transport metadata) of the request being served in this task: messages
 that engine sends while serving it (progress, logs, server->client requests) follow the request
 back to where it came from. Keyed by the engine because the context is inherited: a client a
 handler opens (a proxy's connection to its backend) runs its own engine in this context, and its
 messages must go to its own transport, not down the request's response stream."""
 
-abandon_reason: ContextVar[str] = ContextVar("mcp_outgoing_abandon_reason", default="caller cancelled")
+abandon_reason: ContextVar[str] = request_local(
+    ContextVar("mcp_outgoing_abandon_reason", default="caller cancelled"), "caller cancelled")
 """The `reason` of the `notifications/cancelled` sent when the caller's task stops waiting for an
 outgoing request; a deadline that cancels the wait (`max_total_timeout`) sets it to say so."""
 
@@ -34,7 +56,8 @@ class CancellationFlag:
         self.cancelled = False
 
 
-current_cancellation: ContextVar[CancellationFlag | None] = ContextVar("mcp_request_cancellation", default=None)
+current_cancellation: ContextVar[CancellationFlag | None] = request_local(
+    ContextVar("mcp_request_cancellation", default=None), None)
 """The cancellation flag of the request being served in this task (read by `Context.cancelled`)."""
 
 

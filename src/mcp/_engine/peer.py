@@ -36,7 +36,7 @@ import sniffio
 
 from mcp._engine import tap, workers
 from mcp._engine.calls import CancellationFlag as CancellationFlag
-from mcp._engine.calls import NativeCall, OffloadedCall, PendingRequest
+from mcp._engine.calls import NativeCall, OffloadedCall, PendingRequest, reset_request_locals
 from mcp._engine.calls import RaisedException as RaisedException
 from mcp._engine.calls import current_cancellation as current_cancellation
 from mcp._engine.calls import current_metadata as current_metadata
@@ -118,6 +118,8 @@ class Peer(PeerOutgoing):
         self._completed: collections.deque[tuple[Any, OffloadedCall]] = collections.deque()
         """Offloaded requests finished by their worker, appended there, settled on the loop."""
         self._run_context: contextvars.Context | None = None
+        """The context a request starts in (a copy of it): `run()`'s, or on a connection whose
+        messages carry their sender's context (in memory) that of the message just received."""
         self._tg: TaskGroup | NativeGroup | None = None
         self._start_native: Callable[..., Any] = _not_on_asyncio
         self._loop: Any = None
@@ -150,6 +152,7 @@ class Peer(PeerOutgoing):
         read = self._read
         direct = self._offload is not None and read.set_direct_consumer(self._offer)
         processed: Callable[[], None] | None = read.processed if direct else None
+        carried = read.set_context_consumer(self._adopt_sender_context)
         try:
             if self.native_group and self._role == "server" and sniffio.current_async_library() == "asyncio":
                 # A server on asyncio needs no anyio task group: its request tasks are native, and
@@ -170,11 +173,19 @@ class Peer(PeerOutgoing):
         finally:
             if direct:
                 read.set_direct_consumer(None)
+            if carried:
+                read.set_context_consumer(None)
             self._tg = None
             self._native = None
             self._read.close()
             self._close()
             self._in_flight.clear()  # a task cancelled before its first step never unregisters
+
+    def _adopt_sender_context(self, context: contextvars.Context) -> None:
+        """The next message comes with its sender's context (in memory): a request it makes is
+        served in it, as officially, less the sender's own request-local variables."""
+        context.run(reset_request_locals)
+        self._run_context = context
 
     def _go_native(self) -> None:
         from mcp._engine.native import asyncio_loop, start_task

@@ -17,6 +17,9 @@ are part of this contract, with defaults that opt out:
 - `WireReader.set_direct_consumer(consumer)`: offer each decoded item to `consumer` straight from
   the transport's read callback, skipping the inbox (True when the reader supports it); the
   consumer then reports each item it took from the inbox with `processed()`.
+- `WireReader.set_context_consumer(consumer)`: hand `consumer` the sender's `contextvars.Context`
+  of each item just before the item is returned (True when the reader carries them: only the
+  in-memory streams of `mcp._engine.memory` do, as officially).
 - `WireWriter.send_wire_nowait(item)` (`anyio.WouldBlock` when full) / `send_wire(item)`; `close()`.
 - `WireWriter.congested()` / `wait_for_room()`: output the peer has not read is over its bound,
   so start no new request until there is room.
@@ -34,6 +37,7 @@ transports hand out: a user's models are stored as dicts, and dicts are read out
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -138,6 +142,10 @@ class WireReader:
     def processed(self) -> None:
         """One item taken from the inbox has been handled (only after `set_direct_consumer`)."""
         return None
+
+    def set_context_consumer(self, consumer: Callable[[contextvars.Context], None] | None) -> bool:
+        """Hand `consumer` each item's sender context before the item; False: none are carried."""
+        return False
 
 
 class WireWriter:

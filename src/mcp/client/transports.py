@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from mcp._engine.seam import WireReceiveStream, WireSendStream
-from mcp.shared.message import SessionMessage
+from mcp._engine.memory import memory_stream
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
@@ -52,23 +51,23 @@ SERVER_SHUTDOWN_GRACE = 2.0
 async def in_memory(server: Any, *, raise_exceptions: bool = False) -> AsyncIterator[tuple[Any, Any]]:
     """Run `server` (a low-level `Server`) in this process, connected by memory streams: yields the
     client's `(read_stream, write_stream)`. Messages are never encoded; the engines on both ends
-    exchange them as dicts, a user reading or writing the streams sees models (`mcp._engine.seam`).
+    exchange them as dicts, a user reading or writing the streams sees models (`mcp._engine.seam`);
+    each carries its sender's context variables (`mcp._engine.memory`).
     On exit the server sees end of input and gets `SERVER_SHUTDOWN_GRACE` to finish."""
-    client_send, server_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
-    server_send, client_recv = anyio.create_memory_object_stream[SessionMessage | Exception](32)
+    client_send, server_recv = memory_stream()
+    server_send, client_recv = memory_stream()
     finished = anyio.Event()
 
     async def serve() -> None:
         try:
-            await server.run(WireReceiveStream(server_recv), WireSendStream(server_send),
-                             raise_exceptions=raise_exceptions)
+            await server.run(server_recv, server_send, raise_exceptions=raise_exceptions)
         finally:
             finished.set()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve)
         try:
-            yield WireReceiveStream(client_recv), WireSendStream(client_send)
+            yield client_recv, client_send
         finally:
             await client_send.aclose()
             client_recv.close()

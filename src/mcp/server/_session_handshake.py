@@ -10,6 +10,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, cast
 
+from mcp._engine.calls import request_local
 from mcp._protocol.lifecycle import HANDSHAKE_ERA, negotiate_version, request_era, unsupported_version_error
 from mcp.server.connection import LOG_LEVELS
 from mcp.server.unserved import unserved_request_error
@@ -30,13 +31,15 @@ if TYPE_CHECKING:
     from mcp.shared.dispatcher import ProgressFnT
     from mcp.types import ClientCapabilities, Implementation
 
-current_progress_token: ContextVar[Any] = ContextVar("mcp_current_progress_token", default=None)
+current_progress_token: ContextVar[Any] = request_local(ContextVar("mcp_current_progress_token", default=None), None)
 """The `_meta.progressToken` of the request being served in this task (set only when it has one),
 for `ServerSession.report_progress`."""
-current_log_levels: ContextVar[frozenset[str] | None] = ContextVar("mcp_current_log_levels", default=None)
+current_log_levels: ContextVar[frozenset[str] | None] = request_local(
+    ContextVar("mcp_current_log_levels", default=None), None)
 """The `notifications/message` levels the 2026-07-28 request being served in this task opted into
 with its `_meta` (set only for such requests; handshake-era ones may receive every level)."""
-current_envelope: ContextVar[dict[str, Any] | None] = ContextVar("mcp_current_envelope", default=None)
+current_envelope: ContextVar[dict[str, Any] | None] = request_local(
+    ContextVar("mcp_current_envelope", default=None), None)
 """The `_meta` of the 2026-07-28 request being served in this task: its client info and capabilities
 stand in for `initialize`'s (`ServerSession.client_params` and friends), as the official SDK's
 per-request connection does."""

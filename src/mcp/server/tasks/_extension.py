@@ -49,6 +49,7 @@ from typing import Any, Literal, cast
 
 import anyio
 
+from mcp._engine.calls import request_local
 from mcp._engine.peer import current_cancellation, current_metadata
 from mcp._engine.workers import run_sync
 from mcp.server.extension import Extension, MethodBinding, ToolBinding, require_client_extension
@@ -71,7 +72,7 @@ logger = logging.getLogger("mcp.server.tasks")
 
 TaskSupport = Literal["optional", "required"]
 
-_PENDING: ContextVar[TaskRun | None] = ContextVar("mcp_pending_task", default=None)
+_PENDING: ContextVar[TaskRun | None] = request_local(ContextVar("mcp_pending_task", default=None), None)
 """Set in the background task that runs a `tools/call` which may become a task."""
 
 _NOT_FOUND = "Failed to retrieve task: Task not found"
