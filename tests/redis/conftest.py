@@ -1,4 +1,5 @@
-"""Fixtures of the Redis tests: one real redis-server for the module, a fresh key prefix per test."""
+"""Fixtures of the Redis tests: one real redis-server for the module, a fresh key prefix per test,
+and a fake identity provider per preset for the OAuth proxy flows across workers."""
 
 from __future__ import annotations
 
@@ -12,6 +13,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from redis_server import RedisServer
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "auth"))
+
+from fake_idp import PRESETS, FakeIdP
+from jwtkit import serve
 
 _prefixes = itertools.count(1)
 
@@ -36,3 +42,12 @@ def prefix() -> str:
 def anyio_backend() -> str:
     """The redis client's asyncio API runs on asyncio only."""
     return "asyncio"
+
+
+@pytest.fixture(params=PRESETS)
+def idp(request: pytest.FixtureRequest) -> Iterator[FakeIdP]:
+    """A fake of each provider preset the proxy ships, served on loopback."""
+    fake = FakeIdP(request.param)
+    with serve(fake.app) as base:
+        fake.base = base
+        yield fake

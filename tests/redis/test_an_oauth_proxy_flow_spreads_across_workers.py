@@ -7,7 +7,6 @@ workers and still completes; for each provider the presets serve (a local fake o
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -18,8 +17,7 @@ from redis_server import RedisServer
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "auth"))
 
-from fake_idp import PRESETS, FakeIdP
-from jwtkit import serve
+from fake_idp import FakeIdP
 from proxykit import REDIRECT, Storage, UserAgent
 
 from mcp import Client
@@ -32,12 +30,6 @@ pytestmark = pytest.mark.anyio
 NO_KEEPALIVE = httpx.Limits(max_keepalive_connections=0)
 
 
-@pytest.fixture(params=PRESETS)
-def idp(request: pytest.FixtureRequest) -> Iterator[FakeIdP]:
-    fake = FakeIdP(request.param)
-    with serve(fake.app) as base:
-        fake.base = base
-        yield fake
 
 
 async def test_a_sign_in_and_its_session_complete_while_every_request_hops_workers(

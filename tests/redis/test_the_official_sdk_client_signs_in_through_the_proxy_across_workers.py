@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +21,7 @@ from redis_server import RedisServer
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "server" / "auth"))
 
-from fake_idp import PRESETS, FakeIdP
-from jwtkit import serve
+from fake_idp import FakeIdP
 from proxykit import REDIRECT
 from tests.ecosystem.venvs import clean_env, library_venv
 
@@ -40,12 +38,6 @@ def official_python() -> str:
     return os.environ.get("MCP_OFFICIAL_SDK_PYTHON") or str(library_venv("official-sdk"))
 
 
-@pytest.fixture(params=PRESETS)
-def idp(request: pytest.FixtureRequest) -> Iterator[FakeIdP]:
-    fake = FakeIdP(request.param)
-    with serve(fake.app) as base:
-        fake.base = base
-        yield fake
 
 
 
